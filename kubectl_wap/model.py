@@ -1,0 +1,295 @@
+"""Lean, immutable cluster model: exactly the fields kube-scheduler reads.
+
+Built once by the loaders in :mod:`kubectl_wap.snapshot` from raw Kubernetes JSON; everything
+downstream (framework, preemption, report) reads only these objects. Resources are integers keyed by
+resource name: ``cpu`` in milli-cores, ``memory``/``ephemeral-storage``/hugepages in bytes,
+everything else (``nvidia.com/gpu``, ``pods``) as counts. Timestamps are POSIX seconds (float) or
+``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+# Label maps are plain dicts (never mutated after load); frozen dataclasses keep the attribute
+# bindings immutable.
+Labels = Mapping[str, str]
+
+PREEMPT_LOWER = "PreemptLowerPriority"
+NEVER = "Never"
+
+SINGLE = "single"
+ALL = "all"
+
+# API constants (scheduling/v1beta1 types.go)
+WORKLOAD_MAX_TREE_DEPTH = 4
+SYSTEM_PRIORITY_CLASSES = {
+    "system-node-critical": 2000001000,
+    "system-cluster-critical": 2000000000,
+}
+HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
+
+
+@dataclass(slots=True, frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str  # NoSchedule | PreferNoSchedule | NoExecute
+
+
+@dataclass(slots=True, frozen=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"  # Equal | Exists
+    value: str = ""
+    effect: str = ""  # empty matches every effect
+
+
+@dataclass(slots=True, frozen=True)
+class Requirement:
+    """A label/field selector requirement (metav1.LabelSelectorRequirement and
+    v1.NodeSelectorRequirement share this shape; operators In/NotIn/Exists/DoesNotExist/Gt/Lt)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class LabelSelector:
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[Requirement, ...] = ()
+    # A selector that failed to parse (unknown operator, ...); upstream skips such PDBs/terms.
+    invalid: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+
+@dataclass(slots=True, frozen=True)
+class NodeSelectorTerm:
+    match_expressions: tuple[Requirement, ...] = ()
+    match_fields: tuple[Requirement, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class PreferredNodeTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@dataclass(slots=True, frozen=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(slots=True, frozen=True)
+class Affinity:
+    # requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (None = not set)
+    node_required: tuple[NodeSelectorTerm, ...] | None = None
+    node_preferred: tuple[PreferredNodeTerm, ...] = ()
+    pod_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    label_selector: LabelSelector | None
+    min_domains: int | None = None
+    node_affinity_policy: str = "Honor"  # Honor | Ignore
+    node_taints_policy: str = "Ignore"  # Honor | Ignore
+    match_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class HostPort:
+    host_ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(slots=True, frozen=True)
+class Node:
+    name: str
+    uid: str = ""
+    labels: Labels = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: Mapping[str, int] = field(default_factory=dict)
+    images: Mapping[str, int] = field(default_factory=dict)  # image name -> size bytes
+    creation_timestamp: float | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class Pod:
+    namespace: str
+    name: str
+    uid: str = ""
+    labels: Labels = field(default_factory=dict)
+    node_name: str = ""  # spec.nodeName: bound (scheduled) when non-empty
+    scheduler_name: str = "default-scheduler"
+    priority: int | None = None  # spec.priority (after admission)
+    priority_class_name: str = ""
+    preemption_policy: str | None = None  # None means PreemptLowerPriority
+    requests: Mapping[str, int] = field(default_factory=dict)  # effective pod requests
+    host_ports: tuple[HostPort, ...] = ()
+    node_selector: Labels = field(default_factory=dict)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread: tuple[TopologySpreadConstraint, ...] = ()
+    pod_group_name: str | None = None  # spec.schedulingGroup.podGroupName
+    phase: str = "Pending"
+    start_time: float | None = None
+    creation_timestamp: float | None = None
+    deletion_timestamp: float | None = None
+    disruption_target: bool = False  # DisruptionTarget=True, reason PreemptionByScheduler
+    nominated_node_name: str = ""
+    images: tuple[str, ...] = ()
+    uses_pvcs: bool = False
+    uses_resource_claims: bool = False
+    scheduling_gates: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def scheduled(self) -> bool:
+        """Bound to a node and still holding resources (upstream's NodeInfo holds these)."""
+        return bool(self.node_name) and not self.terminal
+
+    @property
+    def terminating_by_preemption(self) -> bool:
+        # util.PodTerminatingByPreemption
+        return self.deletion_timestamp is not None and self.disruption_target
+
+
+@dataclass(slots=True, frozen=True)
+class PodGroup:
+    namespace: str
+    name: str
+    uid: str = ""
+    policy: str = "basic"  # basic | gang
+    min_count: int = 1  # gang.minCount; 1 for basic (GangScheduling getMinCount)
+    disruption_mode: str = SINGLE
+    parent: str | None = None  # spec.parentCompositePodGroupName
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None
+    topology_keys: tuple[str, ...] = ()  # spec.schedulingConstraints.topology[].key
+    creation_timestamp: float | None = None
+    uses_resource_claims: bool = False
+
+    kind = "PodGroup"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True, frozen=True)
+class CompositePodGroup:
+    namespace: str
+    name: str
+    uid: str = ""
+    policy: str = "basic"  # basic | gang
+    min_group_count: int = 1
+    disruption_mode: str = SINGLE
+    parent: str | None = None
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None
+    topology_keys: tuple[str, ...] = ()
+    creation_timestamp: float | None = None
+
+    kind = "CompositePodGroup"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True, frozen=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = PREEMPT_LOWER
+
+
+@dataclass(slots=True, frozen=True)
+class PodDisruptionBudget:
+    namespace: str
+    name: str
+    selector: LabelSelector | None
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True, frozen=True)
+class Namespace:
+    name: str
+    labels: Labels = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SnapshotHeader:
+    format_version: int = 1
+    captured_at: str = ""
+    server_url: str = ""
+    server_version: str = ""
+    listed: list[str] = field(default_factory=list)
+    not_served: list[str] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    resource_versions: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    source: str = ""
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """Everything one analysis reads. Lists keep input order; lookups are built by `index()`."""
+
+    header: SnapshotHeader = field(default_factory=SnapshotHeader)
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    composite_pod_groups: list[CompositePodGroup] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    namespaces: list[Namespace] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def pod_group(self, namespace: str, name: str) -> PodGroup | None:
+        for pg in self.pod_groups:
+            if pg.namespace == namespace and pg.name == name:
+                return pg
+        return None
+
+    def composite_pod_group(self, namespace: str, name: str) -> CompositePodGroup | None:
+        for cpg in self.composite_pod_groups:
+            if cpg.namespace == namespace and cpg.name == name:
+                return cpg
+        return None

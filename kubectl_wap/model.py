@@ -150,6 +150,9 @@ class Pod:
     priority_class_name: str = ""
     preemption_policy: str | None = None  # None means PreemptLowerPriority
     requests: Mapping[str, int] = field(default_factory=dict)  # effective pod requests
+    # (cpu milli, memory bytes) with upstream's non-zero defaults (100m / 200Mi per container that
+    # sets none): what NodeResourcesFit/BalancedAllocation scoring reads (GetNonzeroRequests).
+    nonzero_requests: tuple[int, int] = (0, 0)
     host_ports: tuple[HostPort, ...] = ()
     node_selector: Labels = field(default_factory=dict)
     affinity: Affinity | None = None
@@ -281,6 +284,10 @@ class Snapshot:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Objects priority admission would reject ("no PriorityClass with name X was found"), keyed
+    # by (kind, namespace, name). They are kept (priority 0) so the rest of the cluster loads, and
+    # an analysis whose preemptor is one of them reports Invalid.
+    admission_errors: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         for pg in self.pod_groups:

@@ -1,0 +1,157 @@
+"""Pod-group (gang) scheduling: what kube-scheduler's pod-group cycle runs for a root entity
+(schedule_one_podgroup.go runRootSchedulingAlgorithm, podGroupSchedulingDefaultAlgorithm,
+compositePodGroupSchedulingDefaultAlgorithm; GangScheduling PlacementFeasible)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import CompositePodGroup, Pod, PodGroup
+from .filtering import CycleData
+from .groups import Group, GroupIndex
+from .schedule_one import ScheduleResult, Scheduler
+from .status import ERROR, SUCCESS, UNSCHEDULABLE, WAIT, Status
+
+GANG = "GangScheduling"
+
+
+@dataclass(slots=True)
+class Assignment:
+    """A proposed placement: the pod, its node, and the cycle state it was placed with (which
+    preemption's reprieval replays)."""
+
+    pod: Pod
+    node: int
+    cycle: CycleData
+
+
+@dataclass(slots=True)
+class GroupResult:
+    status: Status
+    assignments: list[Assignment] = field(default_factory=list)
+    any_scheduled: bool = False
+    # Per-pod failures, for explanations: pod uid -> schedule result.
+    failures: dict[str, ScheduleResult] = field(default_factory=dict)
+    group_statuses: dict[str, Status] = field(default_factory=dict)  # group key -> status
+
+
+def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
+    """GangScheduling.PlacementFeasible (Basic groups use minCount 1)."""
+    if remaining + scheduled < min_count:
+        return Status(UNSCHEDULABLE, (f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining",), GANG)
+    if scheduled < min_count:
+        return Status(WAIT, (f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining",), GANG)
+    return Status(SUCCESS, (), GANG)
+
+
+def pending_pods(index: GroupIndex, pg: PodGroup) -> list[Pod]:
+    """Queued, unscheduled pods of a leaf group in a deterministic queue order: priority desc,
+    creation time asc, then name (semantics doc 6.4). Terminating and gated pods are not queued
+    (skipPodGroupPodSchedule / SchedulingGates PreEnqueue)."""
+    pods = [
+        p
+        for p in index.pods(pg)
+        if not p.node_name and not p.terminal and p.deletion_timestamp is None and not p.scheduling_gates
+    ]
+    pods.sort(key=lambda p: (-(p.priority or 0), p.creation_timestamp if p.creation_timestamp is not None else float("inf"), p.name))
+    return pods
+
+
+def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:
+    return sum(1 for p in index.pods(pg) if p.scheduled)
+
+
+class PodGroupScheduler:
+    def __init__(self, scheduler: Scheduler, index: GroupIndex):
+        self.sched = scheduler
+        self.state = scheduler.state
+        self.index = index
+
+    def run_root(self, root: Group) -> GroupResult:
+        """runRootSchedulingAlgorithm: schedule the whole tree, then revert every assume so the
+        cluster is unchanged; the result keeps the proposed assignments."""
+        cp = self.state.checkpoint()
+        try:
+            res = self._run(root)
+        finally:
+            self.state.rollback(cp)
+        if res.status.code == SUCCESS and not res.any_scheduled:
+            res.status = Status(UNSCHEDULABLE, ("pod group is unschedulable",), GANG)
+        return res
+
+    def _run(self, g: Group) -> GroupResult:
+        if isinstance(g, CompositePodGroup):
+            return self._run_composite(g)
+        return self._run_leaf(g)
+
+    def _run_leaf(self, pg: PodGroup) -> GroupResult:
+        pods = pending_pods(self.index, pg)
+        scheduled = scheduled_count(self.index, pg)
+        remaining = len(pods)
+        min_count = pg.min_count if pg.policy == "gang" else 1
+        res = GroupResult(placement_feasible(min_count, scheduled, remaining))
+        if res.status.code == UNSCHEDULABLE:
+            res.group_statuses[pg.key] = res.status
+            return res
+        cp = self.state.checkpoint()
+        status = res.status
+        for pod in pods:
+            r = self.sched.schedule(pod)
+            if r.ok:
+                self.state.add_pod(pod, r.node)  # AssumeAndReserveInSnapshot
+                res.assignments.append(Assignment(pod, r.node, r.cycle))
+                scheduled += 1
+            else:
+                res.failures[pod.uid] = r
+            remaining -= 1
+            st = placement_feasible(min_count, scheduled, remaining)
+            status = st
+            if st.code == UNSCHEDULABLE:
+                break  # fast-fail: minCount can no longer be reached
+            res.any_scheduled = res.any_scheduled or r.ok
+        if status.code == WAIT:
+            status = Status(UNSCHEDULABLE, status.reasons, GANG)
+        if status.code != SUCCESS:
+            self.state.rollback(cp)
+            res.assignments = []
+            res.any_scheduled = False
+        res.status = status
+        res.group_statuses[pg.key] = status
+        return res
+
+    def _run_composite(self, cpg: CompositePodGroup) -> GroupResult:
+        children = self.index.children(cpg)
+        min_count = cpg.min_group_count if cpg.policy == "gang" else 1
+        scheduled, remaining = 0, len(children)
+        res = GroupResult(placement_feasible(min_count, scheduled, remaining))
+        if res.status.code == UNSCHEDULABLE:
+            res.group_statuses[cpg.key] = res.status
+            return res
+        cp = self.state.checkpoint()
+        status = res.status
+        for child in children:
+            r = self._run(child)
+            res.failures.update(r.failures)
+            res.group_statuses.update(r.group_statuses)
+            if r.status.code == ERROR:
+                status = r.status
+                break
+            remaining -= 1
+            if r.status.code == SUCCESS:
+                scheduled += 1
+                res.assignments.extend(r.assignments)
+                res.any_scheduled = res.any_scheduled or r.any_scheduled
+            status = placement_feasible(min_count, scheduled, remaining)
+            if status.code == UNSCHEDULABLE:
+                break
+        if status.code == WAIT:
+            status = Status(UNSCHEDULABLE, status.reasons, GANG)
+        if status.code != SUCCESS:
+            # A failed parent invalidates the children that succeeded
+            # (completeCompositePodGroupAlgorithmResultMap).
+            self.state.rollback(cp)
+            res.assignments = []
+            res.any_scheduled = False
+        res.status = status
+        res.group_statuses[cpg.key] = status
+        return res

@@ -1,0 +1,132 @@
+"""One-pod scheduling: Filter (with nominated pods) then Score, as schedule_one.go's schedulePod.
+
+Deterministic stand-ins for upstream's random choices (documented in the README):
+every node is evaluated (percentageOfNodesToScore = 100, start index 0, nodes in name order),
+and score ties go to the smallest node name.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import Pod
+from .filtering import CycleData, StaticCache, filter_all, filter_node, pre_filter
+from .scoring import select_host
+from .state import ClusterState
+from .status import OK, UNRESOLVABLE, Status
+
+
+def fit_error_message(num_nodes: int, statuses: dict[int, Status], prefilter_msg: str = "") -> str:
+    """FitError.Error(): '0/N nodes are available: <sorted reason histogram>.'"""
+    msg = f"0/{num_nodes} nodes are available:"
+    if prefilter_msg:
+        return msg + f" {prefilter_msg}."
+    hist: Counter[str] = Counter()
+    for st in statuses.values():
+        for r in st.reasons:
+            hist[r] += 1
+    parts = sorted(f"{v} {k}" for k, v in hist.items())
+    if parts:
+        msg += " " + ", ".join(parts) + "."
+    return msg
+
+
+@dataclass(slots=True)
+class ScheduleResult:
+    node: int | None
+    cycle: CycleData
+    statuses: dict[int, Status] = field(default_factory=dict)  # every node that failed Filter
+    num_nodes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.node is not None
+
+    def message(self) -> str:
+        return fit_error_message(self.num_nodes, self.statuses)
+
+
+class Scheduler:
+    """Filter/Score over one ClusterState, with the nominated pods upstream's PodNominator holds."""
+
+    def __init__(self, state: ClusterState, nominated: list[Pod] | None = None):
+        self.state = state
+        self.static = StaticCache(state)
+        self.nominated: dict[int, list[Pod]] = {}
+        for p in nominated or ():
+            idx = state.node_index.get(p.nominated_node_name)
+            if idx is not None and not p.scheduled:
+                self.nominated.setdefault(idx, []).append(p)
+        self.exclude_nominated: set[str] = set()  # uids of the preemptor's own pods
+
+    def _nominated_on(self, pod: Pod, idx: int) -> list[Pod]:
+        # addGeneric/NominatedPodsForNode: nominated pods of equal or higher priority, not the pod
+        # itself, not already placed in the simulation.
+        # UPSTREAM-DIFF: pods of the preemptor's own group are skipped too (they are being placed
+        # in this same cycle and would otherwise count twice).
+        prio = pod.priority or 0
+        return [
+            p
+            for p in self.nominated.get(idx, ())
+            if p.uid != pod.uid
+            and p.uid not in self.exclude_nominated
+            and (p.priority or 0) >= prio
+            and not self.state.has(p)
+        ]
+
+    def filter_with_nominated(self, pod: Pod, cycle: CycleData, idx: int) -> Status:
+        """RunFilterPluginsWithNominatedPods: when higher/equal-priority pods are nominated to the
+        node, Filter must pass both with them added and without them."""
+        noms = self._nominated_on(pod, idx)
+        if noms:
+            extra = np.zeros(len(self.state.resources), dtype=np.int64)
+            ports = []
+            c2 = cycle.clone() if cycle.plugins else cycle
+            for p in noms:
+                extra = extra + self.state.dense_request(p)
+                ports.extend(p.host_ports)
+                if cycle.plugins:
+                    c2.add_pod(self.state, pod, p, idx)
+            if len(extra) < len(self.state.resources):
+                extra = np.pad(extra, (0, len(self.state.resources) - len(extra)))
+            st = filter_node(self.state, self.static, pod, c2, idx, extra, len(noms), ports)
+            if not st.ok:
+                return st
+        return filter_node(self.state, self.static, pod, cycle, idx)
+
+    def feasible_nodes(self, pod: Pod, cycle: CycleData) -> tuple[np.ndarray, dict[int, Status]]:
+        mask, statuses = filter_all(self.state, self.static, pod, cycle)
+        if self.nominated:
+            for idx in list(self.nominated):
+                if mask[idx] and self._nominated_on(pod, idx):
+                    st = self.filter_with_nominated(pod, cycle, idx)
+                    if not st.ok:
+                        mask[idx] = False
+                        statuses[idx] = st
+        return np.flatnonzero(mask), statuses
+
+    def schedule(self, pod: Pod) -> ScheduleResult:
+        """schedulePod with a fresh CycleState. No PostFilter here (preemption is separate)."""
+        cycle = pre_filter(self.state, pod)
+        n = len(self.state.nodes)
+        if n == 0:
+            return ScheduleResult(None, cycle, {}, 0)
+        # evaluateNominatedNode: a pod that already has a nominated node tries it first and takes
+        # it without scoring when it passes.
+        nnn = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+        if nnn is not None and self.filter_with_nominated(pod, cycle, nnn).ok:
+            return ScheduleResult(nnn, cycle, {}, n)
+        feasible, statuses = self.feasible_nodes(pod, cycle)
+        if len(feasible) == 0:
+            return ScheduleResult(None, cycle, statuses, n)
+        return ScheduleResult(select_host(self.state, pod, cycle, feasible), cycle, {}, n)
+
+
+def is_unresolvable(st: Status) -> bool:
+    return st.code == UNRESOLVABLE
+
+
+__all__ = ["Scheduler", "ScheduleResult", "fit_error_message", "OK"]

@@ -1,0 +1,110 @@
+"""The Score phase over feasible nodes, with the default profile's weights (default_plugins.go):
+NodeResourcesFit (LeastAllocated) 1, NodeResourcesBalancedAllocation 1, TaintToleration 3,
+NodeAffinity 2, PodTopologySpread 2, InterPodAffinity 2.
+
+UPSTREAM-DIFF: ImageLocality (weight 1) is not scored: image sizes per node are rarely in a
+snapshot and its score is small; a tie it would break falls to our node-name rule instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Pod
+from .filtering import CycleData
+from .plugins.selectors import match_node_selector_term, tolerates_taint
+from .state import CPU, MEMORY, ClusterState
+
+MAX_NODE_SCORE = 100
+
+
+def least_allocated(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
+    """NodeResourcesFit LeastAllocated over cpu and memory (weight 1 each), on non-zero requests
+    (leastResourceScorer / leastRequestedScore; integer arithmetic as upstream)."""
+    total = np.zeros(len(nodes), dtype=np.int64)
+    wsum = np.zeros(len(nodes), dtype=np.int64)
+    for k, r in enumerate((CPU, MEMORY)):
+        cap = state.alloc[nodes, state.res_index[r]]
+        req = state.nonzero[nodes, k] + pod.nonzero_requests[k]
+        has = cap > 0
+        safe = np.where(has, cap, 1)
+        s = np.where(req > cap, 0, ((cap - req) * MAX_NODE_SCORE) // safe)
+        total += np.where(has, s, 0)
+        wsum += has
+    return np.where(wsum > 0, total // np.maximum(wsum, 1), 0)
+
+
+def balanced_allocation(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
+    """NodeResourcesBalancedAllocation (balancedResourceScorer) on actual requests: 100 * (1 -
+    std of the cpu/memory request fractions); with two resources std = |f1 - f2| / 2."""
+    fracs = []
+    for r in (CPU, MEMORY):
+        c = state.res_index[r]
+        cap = state.alloc[nodes, c].astype(np.float64)
+        req = (state.requested[nodes, c] + pod.requests.get(r, 0)).astype(np.float64)
+        f = np.where(cap > 0, np.minimum(req / np.where(cap > 0, cap, 1.0), 1.0), np.nan)
+        fracs.append(f)
+    a, b = fracs
+    both = ~np.isnan(a) & ~np.isnan(b)
+    std = np.where(both, np.abs(a - b) / 2.0, 0.0)
+    return ((1.0 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
+    """helper.DefaultNormalizeScore."""
+    mx = int(scores.max()) if len(scores) else 0
+    if mx == 0:
+        return np.full_like(scores, MAX_NODE_SCORE) if reverse else scores
+    out = MAX_NODE_SCORE * scores // mx
+    return MAX_NODE_SCORE - out if reverse else out
+
+
+def taint_toleration(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
+    """TaintToleration score: count of intolerable PreferNoSchedule taints, reversed."""
+    tols = [t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")]
+    counts = np.zeros(len(nodes), dtype=np.int64)
+    for j, i in enumerate(nodes):
+        for taint in state.nodes[i].taints:
+            if taint.effect == "PreferNoSchedule" and not tolerates_taint(tols, taint):
+                counts[j] += 1
+    return default_normalize(counts, reverse=True)
+
+
+def node_affinity(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
+    """NodeAffinity score: sum of weights of matching preferred terms, normalized."""
+    terms = pod.affinity.node_preferred if pod.affinity is not None else ()
+    scores = np.zeros(len(nodes), dtype=np.int64)
+    if not terms:
+        return scores
+    for j, i in enumerate(nodes):
+        node = state.nodes[i]
+        for t in terms:
+            if t.weight and match_node_selector_term(t.preference, node):
+                scores[j] += t.weight
+    return default_normalize(scores, reverse=False)
+
+
+def total_scores(state: ClusterState, pod: Pod, cycle: CycleData, nodes: np.ndarray) -> np.ndarray:
+    total = least_allocated(state, pod, nodes) * 1
+    total += balanced_allocation(state, pod, nodes) * 1
+    total += taint_toleration(state, pod, nodes) * 3
+    total += node_affinity(state, pod, nodes) * 2
+    if cycle.plugins or pod.affinity is not None or pod.topology_spread:
+        from .filtering import cross_node_plugins
+
+        feasible = [int(i) for i in nodes]
+        for plugin in cross_node_plugins():
+            if plugin.relevant(state, pod):
+                total += np.asarray(plugin.score(state, pod, feasible), dtype=np.int64) * plugin.score_weight
+    return total
+
+
+def select_host(state: ClusterState, pod: Pod, cycle: CycleData, feasible: np.ndarray) -> int:
+    """selectHost: highest total score.
+    UPSTREAM-DIFF: upstream breaks ties by reservoir sampling (random); we take the smallest node
+    name (nodes are indexed in name order), so every run gives the same answer."""
+    if len(feasible) == 1:
+        # schedulePod returns the only feasible node without scoring.
+        return int(feasible[0])
+    scores = total_scores(state, pod, cycle, feasible)
+    return int(feasible[int(np.argmax(scores))])

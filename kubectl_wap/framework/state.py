@@ -1,0 +1,162 @@
+"""Cluster state for simulation: upstream's scheduler snapshot + NodeInfo + assume/forget.
+
+Requested resources live in a (nodes x resources) integer matrix beside the allocatable matrix so
+that resource fit and resource scores are vector operations over all nodes. Every mutation goes
+through `add_pod` / `remove_pod`, which append to an undo log; `checkpoint()` / `rollback()` make
+each simulation step cheap and exact without copying the cluster.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from ..model import HostPort, Node, Pod, Snapshot
+
+CPU, MEMORY, PODS = "cpu", "memory", "pods"
+
+
+class ClusterState:
+    def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod], namespace_labels: dict[str, dict] | None = None):
+        # Stable node order: by name. It is the order filters run in and the final score tie-break
+        # (smallest name wins), our deterministic stand-in for upstream's random choices.
+        self.nodes: list[Node] = sorted(nodes, key=lambda n: n.name)
+        self.node_index: dict[str, int] = {n.name: i for i, n in enumerate(self.nodes)}
+        self.namespace_labels: dict[str, dict] = namespace_labels or {}
+        pods = list(pods)
+        names: dict[str, None] = {CPU: None, MEMORY: None}
+        for n in self.nodes:
+            for r in n.allocatable:
+                if r != PODS:
+                    names.setdefault(r, None)
+        for p in pods:
+            for r in p.requests:
+                names.setdefault(r, None)
+        self.resources: list[str] = list(names)
+        self.res_index: dict[str, int] = {r: i for i, r in enumerate(self.resources)}
+        n = len(self.nodes)
+        self.alloc = np.zeros((n, len(self.resources)), dtype=np.int64)
+        for i, node in enumerate(self.nodes):
+            for r, v in node.allocatable.items():
+                if r != PODS:
+                    self.alloc[i, self.res_index[r]] = v
+        self.alloc_pods = np.array([node.allocatable.get(PODS, 0) for node in self.nodes], dtype=np.int64)
+        self.requested = np.zeros_like(self.alloc)
+        self.nonzero = np.zeros((n, 2), dtype=np.int64)  # NonZeroRequested (cpu, memory)
+        self.pod_count = np.zeros(n, dtype=np.int64)
+        self.node_pods: list[dict[str, Pod]] = [{} for _ in range(n)]
+        self.ports: list[Counter[HostPort]] = [Counter() for _ in range(n)]
+        self.where: dict[str, int] = {}  # pod uid -> node index
+        self._vec: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._log: list[tuple[bool, Pod, int]] = []
+        self.version = 0  # bumped on every mutation; caches key on it
+        # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
+        # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
+        self.anti_affinity_pods: dict[str, int] = {}
+        self.ignored_pods: list[Pod] = []
+        for p in pods:
+            if p.scheduled:
+                idx = self.node_index.get(p.node_name)
+                if idx is None:
+                    self.ignored_pods.append(p)
+                    continue
+                self._apply(p, idx, +1)
+        self._log.clear()
+
+    # ---- resource vectors -------------------------------------------------------------------
+    def request_vector(self, pod: Pod) -> tuple[np.ndarray, np.ndarray]:
+        """(column indices, amounts) of the pod's requests; unknown resources get a new column."""
+        v = self._vec.get(pod.uid)
+        if v is None:
+            for r in pod.requests:
+                if r not in self.res_index:
+                    self._add_resource(r)
+            cols = np.array([self.res_index[r] for r in pod.requests], dtype=np.intp)
+            amts = np.array(list(pod.requests.values()), dtype=np.int64)
+            v = (cols, amts)
+            self._vec[pod.uid] = v
+        return v
+
+    def dense_request(self, pod: Pod) -> np.ndarray:
+        cols, amts = self.request_vector(pod)
+        out = np.zeros(len(self.resources), dtype=np.int64)
+        out[cols] = amts
+        return out
+
+    def _add_resource(self, r: str) -> None:
+        self.res_index[r] = len(self.resources)
+        self.resources.append(r)
+        n = len(self.nodes)
+        self.alloc = np.hstack([self.alloc, np.zeros((n, 1), dtype=np.int64)])
+        self.requested = np.hstack([self.requested, np.zeros((n, 1), dtype=np.int64)])
+
+    # ---- mutations --------------------------------------------------------------------------
+    def _apply(self, pod: Pod, idx: int, sign: int) -> None:
+        cols, amts = self.request_vector(pod)
+        if sign > 0:
+            self.requested[idx, cols] += amts
+            self.nonzero[idx, 0] += pod.nonzero_requests[0]
+            self.nonzero[idx, 1] += pod.nonzero_requests[1]
+            self.pod_count[idx] += 1
+            self.node_pods[idx][pod.uid] = pod
+            self.where[pod.uid] = idx
+            for hp in pod.host_ports:
+                self.ports[idx][hp] += 1
+            if pod.affinity is not None and pod.affinity.pod_anti_affinity_required:
+                self.anti_affinity_pods[pod.uid] = idx
+        else:
+            self.requested[idx, cols] -= amts
+            self.nonzero[idx, 0] -= pod.nonzero_requests[0]
+            self.nonzero[idx, 1] -= pod.nonzero_requests[1]
+            self.pod_count[idx] -= 1
+            del self.node_pods[idx][pod.uid]
+            del self.where[pod.uid]
+            for hp in pod.host_ports:
+                self.ports[idx][hp] -= 1
+                if self.ports[idx][hp] <= 0:
+                    del self.ports[idx][hp]
+            self.anti_affinity_pods.pop(pod.uid, None)
+        self.version += 1
+
+    def add_pod(self, pod: Pod, node_idx: int) -> None:
+        """Assume `pod` on a node (upstream: snapshot AddPod / AssumePod)."""
+        if pod.uid in self.where:
+            raise ValueError(f"pod {pod.key} is already on node {self.nodes[self.where[pod.uid]].name}")
+        self._apply(pod, node_idx, +1)
+        self._log.append((True, pod, node_idx))
+
+    def remove_pod(self, pod: Pod) -> int:
+        """Remove a pod from its node; returns the node index (upstream: snapshot RemovePod)."""
+        idx = self.where[pod.uid]
+        self._apply(pod, idx, -1)
+        self._log.append((False, pod, idx))
+        return idx
+
+    def checkpoint(self) -> int:
+        return len(self._log)
+
+    def rollback(self, cp: int) -> None:
+        while len(self._log) > cp:
+            added, pod, idx = self._log.pop()
+            self._apply(pod, idx, -1 if added else +1)
+
+    # ---- queries ----------------------------------------------------------------------------
+    def has(self, pod: Pod) -> bool:
+        return pod.uid in self.where
+
+    def pods_on(self, idx: int) -> Iterator[Pod]:
+        return iter(self.node_pods[idx].values())
+
+    def all_pods(self) -> Iterator[tuple[int, Pod]]:
+        for idx, pods in enumerate(self.node_pods):
+            for p in pods.values():
+                yield idx, p
+
+    def free(self) -> np.ndarray:
+        return self.alloc - self.requested
+
+
+def build_state(snap: Snapshot) -> ClusterState:
+    return ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})

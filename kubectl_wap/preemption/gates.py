@@ -1,0 +1,42 @@
+"""Feature gates as kube-scheduler spells them (`--feature-gates A=true,B=false`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import UserError
+
+# Our defaults (documented in the README): the v1.37 world with workload scheduling on.
+DEFAULTS = {"GenericWorkload": True, "CompositePodGroup": True, "PodGroupPreemptionPolicy": False}
+KNOWN = set(DEFAULTS) | {"TopologyAwareWorkloadScheduling", "SchedulerAsyncPreemption", "DRAWorkloadResourceClaims"}
+
+
+@dataclass(slots=True, frozen=True)
+class Gates:
+    generic_workload: bool = True
+    composite_pod_group: bool = True
+    pod_group_preemption_policy: bool = False
+
+    def spelled(self) -> str:
+        return (
+            f"GenericWorkload={str(self.generic_workload).lower()},"
+            f"CompositePodGroup={str(self.composite_pod_group).lower()},"
+            f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()}"
+        )
+
+
+def parse_gates(text: str | None) -> Gates:
+    values = dict(DEFAULTS)
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise UserError(f"invalid --feature-gates entry {part!r}: want NAME=true|false")
+        k, v = (x.strip() for x in part.split("=", 1))
+        if k not in KNOWN:
+            raise UserError(f"unknown feature gate {k!r} (known: {', '.join(sorted(KNOWN))})")
+        if v.lower() not in ("true", "false"):
+            raise UserError(f"invalid value {v!r} for feature gate {k}: want true or false")
+        values[k] = v.lower() == "true"
+    return Gates(values["GenericWorkload"], values["CompositePodGroup"], values["PodGroupPreemptionPolicy"])

@@ -1,0 +1,23 @@
+"""Victim importance: util.go `MoreImportantVictim` (semantics doc 2.9).
+
+More important = kept in preference. In order: higher effective priority; higher rank
+(CompositePodGroup 3 > PodGroup 2 > Pod 1); more pods; earlier start (a missing start time counts
+as newest); smaller UID of the first pod (PR #140999's deterministic tie-break)."""
+
+from __future__ import annotations
+
+from .units import VictimUnit
+
+
+def importance_key(u: VictimUnit) -> tuple:
+    """Sort key: ascending order of this key is descending importance."""
+    return (-u.priority, -u.rank, -len(u.pods), u.earliest_start, u.first_uid)
+
+
+def more_important(a: VictimUnit, b: VictimUnit) -> bool:
+    return importance_key(a) < importance_key(b)
+
+
+def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
+    """Most important first."""
+    return sorted(units, key=importance_key)

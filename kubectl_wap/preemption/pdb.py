@@ -1,0 +1,56 @@
+"""PDB classification: util.go `FilterVictimsWithPDBViolation` (semantics doc 2.8).
+
+Budgets are consumed in the order given (importance-descending), so more important victims use
+the budget first. A pod named in a PDB's status.disruptedPods is already counted and consumes
+nothing. A unit is violating when any of its pods is; its violate count is how many are.
+We keep decrementing every matching PDB after a violation, as the long-standing code does."""
+
+from __future__ import annotations
+
+from ..framework.plugins.selectors import match_label_selector
+from ..model import Pod, PodDisruptionBudget
+from .units import VictimUnit
+
+
+def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    if pdb.namespace != pod.namespace:
+        return False
+    sel = pdb.selector
+    # A nil or empty selector matches nothing here; an invalid one is skipped.
+    if sel is None or sel.empty or sel.invalid:
+        return False
+    return match_label_selector(sel, pod.labels)
+
+
+def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
+    """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
+    allowed = [p.disruptions_allowed for p in pdbs]
+    violating: list[VictimUnit] = []
+    non_violating: list[VictimUnit] = []
+    which: dict[str, list[str]] = {}
+    for u in units:
+        count = 0
+        names: list[str] = []
+        for pod in u.pods:
+            if not pod.labels:
+                continue
+            violated = False
+            for i, pdb in enumerate(pdbs):
+                if not pdb_matches(pdb, pod):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+                    if pdb.name not in names:
+                        names.append(f"{pdb.namespace}/{pdb.name}")
+            if violated:
+                count += 1
+        u.violate_count = count
+        if count:
+            violating.append(u)
+            which[u.key] = names
+        else:
+            non_violating.append(u)
+    return violating, non_violating, which

@@ -1,0 +1,77 @@
+"""Plain result objects of an analysis. The report layer renders them; nothing is recomputed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..framework.status import Status
+from ..model import Pod
+from .units import VictimUnit
+
+NO_PREEMPTION_NEEDED = "NoPreemptionNeeded"
+PREEMPT = "Preempt"
+UNSCHEDULABLE = "Unschedulable"
+NOT_ELIGIBLE = "NotEligible"
+INVALID = "Invalid"
+
+
+@dataclass(slots=True)
+class Preemptor:
+    kind: str  # PodGroup | CompositePodGroup | Pod
+    namespace: str
+    name: str
+    priority: int
+    priority_source: str
+    preemption_policy: str
+    policy_source: str
+    pods: list[Pod] = field(default_factory=list)  # pending pods to place
+    running: list[Pod] = field(default_factory=list)  # members already scheduled
+
+
+@dataclass(slots=True)
+class UnitVerdict:
+    """What happened to one candidate unit in the reprieve loop."""
+
+    unit: VictimUnit
+    order: int  # position in the reprieve order
+    reprieved: bool
+    violates_pdb: bool
+    pdbs: list[str] = field(default_factory=list)
+    failed_pod: Pod | None = None  # the preemptor pod that no longer fit with the unit back
+    failed_node: str = ""
+    failed_status: Status | None = None
+
+    @property
+    def reason(self) -> str:
+        pdb = f"; violates PDB {', '.join(self.pdbs)}" if self.violates_pdb else ""
+        if self.reprieved:
+            return f"spared: every placed preemptor pod still fits with it back{pdb}"
+        if self.failed_pod is not None and self.failed_status is not None:
+            return (
+                f"needed: with it back, preemptor pod {self.failed_pod.key} fails {self.failed_status.plugin or 'Filter'} "
+                f"on {self.failed_node} ({self.failed_status.message}){pdb}"
+            )
+        return f"needed{pdb}"
+
+
+@dataclass(slots=True)
+class Result:
+    outcome: str
+    message: str
+    preemptor: Preemptor
+    algorithm: str = ""  # workload-aware | default | none
+    placements: list[tuple[Pod, str]] = field(default_factory=list)
+    unplaced: list[tuple[Pod, str]] = field(default_factory=list)
+    nominated_node: str | None = None
+    victims: list[UnitVerdict] = field(default_factory=list)  # units preempted, output order
+    reprieved: list[UnitVerdict] = field(default_factory=list)
+    candidates: list[UnitVerdict] = field(default_factory=list)  # every unit, reprieve order
+    num_pdb_violations: int = 0
+    warnings: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)  # numbered explanation, in decision order
+    # default preemption: candidate nodes considered and their victims
+    node_candidates: list[dict] = field(default_factory=list)
+
+    @property
+    def victim_pods(self) -> list[Pod]:
+        return [p for v in self.victims for p in v.unit.pods]

@@ -1,0 +1,59 @@
+"""Scheduler-side validation of a pod group before it is scheduled: schedule_one_podgroup.go
+`validatePodGroup` (semantics doc 5.2), and the preemptor's priority and policy
+(manager.go `getPreemptorPriority` / `getPreemptionPolicy`)."""
+
+from __future__ import annotations
+
+from ..framework.groups import Group, group_priority
+from ..model import NEVER, PREEMPT_LOWER, Pod
+
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def _policy(p: str | None) -> str:
+    return p or PREEMPT_LOWER
+
+
+def validate_group_pods(root: Group, pods: list[Pod], policy_gate: bool) -> str | None:
+    """First validation error over every pod of the hierarchy (scheduled and unscheduled), or
+    None. Error strings are upstream's, verbatim."""
+    if not pods:
+        return None
+    first = pods[0]
+    root_prio = group_priority(root)
+    for p in pods:
+        if p.scheduler_name != first.scheduler_name:
+            return (
+                "all pods in a single pod group should have the same .spec.schedulerName set, "
+                f'got: "{first.scheduler_name}" and "{p.scheduler_name}"'
+            )
+        if (p.priority or 0) != root_prio:
+            return (
+                "all pods in a single pod group should have the same priority as the pod group's priority, "
+                f"got {p.priority or 0} and {root_prio}"
+            )
+        if policy_gate:
+            if _policy(p.preemption_policy) != _policy(root.preemption_policy):
+                return (
+                    "all pods in a single pod group should have the same preemption policy as the pod group's "
+                    f"preemption policy, got {_policy(p.preemption_policy)} and {_policy(root.preemption_policy)}"
+                )
+        elif _policy(p.preemption_policy) != _policy(first.preemption_policy):
+            return (
+                "all pods in a single pod group should have the same preemption policy, "
+                f"got {_policy(first.preemption_policy)} and {_policy(p.preemption_policy)}"
+            )
+    return None
+
+
+def preemptor_policy(root: Group, unscheduled: list[Pod], policy_gate: bool) -> tuple[str, str]:
+    """(policy, where it came from). Gate on: the root object's spec.preemptionPolicy (nil is
+    PreemptLowerPriority). Gate off: Never if any unscheduled member pod says Never."""
+    if policy_gate:
+        return _policy(root.preemption_policy), f"{root.kind} {root.key} spec.preemptionPolicy" + (
+            "" if root.preemption_policy else " (unset: PreemptLowerPriority)"
+        )
+    for p in unscheduled:
+        if p.preemption_policy == NEVER:
+            return NEVER, f"member pod {p.key} has preemptionPolicy Never (PodGroupPreemptionPolicy gate off)"
+    return PREEMPT_LOWER, "no unscheduled member pod sets Never (PodGroupPreemptionPolicy gate off)"

@@ -1,0 +1,211 @@
+"""Workload-aware preemption for a root PodGroup or CompositePodGroup: the pod-group cycle
+(schedule_one_podgroup.go `podGroupCycle`) and DefaultPreemption's PodGroupPostFilter
+(podgrouppreemption.go `Preempt` / `selectVictimsOnDomain`; semantics doc section 3)."""
+
+from __future__ import annotations
+
+from ..framework.groups import Group, GroupIndex, group_priority
+from ..framework.podgroup import PodGroupScheduler, pending_pods
+from ..framework.schedule_one import Scheduler
+from ..framework.status import SUCCESS, UNSCHEDULABLE
+from ..model import NEVER, Pod, Snapshot
+from .importance import by_importance
+from .pdb import classify
+from .reprieval import index_by_node, reprieve
+from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
+from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
+from .units import build_units, effective_priority
+from .validation import preemptor_policy, validate_group_pods
+
+PREFIX = "pod group preemption: "
+
+
+def _members(index: GroupIndex, root: Group) -> tuple[list[Pod], list[Pod]]:
+    pending: list[Pod] = []
+    running: list[Pod] = []
+    for leaf in index.leaves_under(root):
+        pending.extend(pending_pods(index, leaf))
+        running.extend(p for p in index.pods(leaf) if p.scheduled)
+    return pending, running
+
+
+def _unplaced(res_failures: dict, pending: list[Pod], placed: set[str]) -> list[tuple[Pod, str]]:
+    out = []
+    for p in pending:
+        if p.uid in placed:
+            continue
+        r = res_failures.get(p.uid)
+        out.append((p, r.message() if r is not None else "not attempted: the group failed before this pod was tried"))
+    return out
+
+
+def preempt_for_group(
+    snap: Snapshot,
+    sched: Scheduler,
+    index: GroupIndex,
+    root: Group,
+    policy_gate: bool = False,
+    generic_workload: bool = True,
+    fast: bool = True,
+) -> Result:
+    state = sched.state
+    pending, running = _members(index, root)
+    prio = group_priority(root)
+    policy, policy_src = preemptor_policy(root, pending, policy_gate)
+    pre = Preemptor(
+        kind=root.kind,
+        namespace=root.namespace,
+        name=root.name,
+        priority=prio,
+        priority_source=f"{root.kind} {root.key} spec.priority" + (f" (class {root.priority_class_name})" if root.priority_class_name else ""),
+        preemption_policy=policy,
+        policy_source=policy_src,
+        pods=pending,
+        running=running,
+    )
+    res = Result(outcome="", message="", preemptor=pre, algorithm="workload-aware")
+    steps = res.steps
+    steps.append(f"Preemptor {root.kind} {root.key}: priority {prio} from {pre.priority_source}; preemptionPolicy {policy} ({policy_src}).")
+    steps.append(f"{len(pending)} pod(s) to place, {len(running)} member pod(s) already running.")
+    for w in _unmodeled_warnings(root, pending):
+        res.warnings.append(w)
+
+    # Priority admission rejected the preemptor (or one of its pods).
+    for kind, obj in [(g.kind, g) for g in index.chain(root)] + [("Pod", p) for p in pending]:
+        err = snap.admission_errors.get((kind, obj.namespace, obj.name))
+        if err:
+            res.outcome, res.message = INVALID, err
+            steps.append(f"Priority admission rejects {kind} {obj.namespace}/{obj.name}: {err}.")
+            return res
+
+    # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
+    err = validate_group_pods(root, pending + running, policy_gate)
+    if err:
+        res.outcome, res.message = INVALID, err
+        steps.append(f"Validation fails (validatePodGroup): {err}. Nothing is scheduled and no preemption is attempted.")
+        return res
+    steps.append("Validation passes: every member pod has the group's priority, scheduler and preemption policy.")
+    if not pending:
+        res.outcome, res.message = NO_PREEMPTION_NEEDED, "the group has no pending pods to place"
+        steps.append("No pending member pods: nothing to schedule.")
+        return res
+
+    sched.exclude_nominated = {p.uid for p in pending}
+    pgs = PodGroupScheduler(sched, index)
+    # 1. The pod-group cycle as the cluster stands.
+    first = pgs.run_root(root)
+    if first.status.code == SUCCESS:
+        res.outcome = NO_PREEMPTION_NEEDED
+        res.placements = [(a.pod, state.nodes[a.node].name) for a in first.assignments]
+        placed = {a.pod.uid for a in first.assignments}
+        res.unplaced = _unplaced(first.failures, pending, placed)
+        res.message = f"the group can be scheduled without preemption: {len(res.placements)}/{len(pending)} pending pod(s) placed"
+        steps.append(f"Scheduling the group as the cluster stands succeeds: {res.message}. Binding has priority over preemption, so no preemption runs.")
+        if res.unplaced:
+            steps.append(f"{len(res.unplaced)} pod(s) stay pending and are retried in a later cycle.")
+        return res
+    sched_msg = first.status.message
+    steps.append(f"Scheduling the group as the cluster stands fails: {sched_msg}. PodGroupPostFilter (workload-aware preemption) runs.")
+    if first.status.code != UNSCHEDULABLE:
+        res.outcome, res.message = OUT_UNSCHEDULABLE, sched_msg
+        return res
+
+    # 2. Eligibility.
+    if policy == NEVER:
+        res.outcome, res.message = NOT_ELIGIBLE, PREFIX + "not eligible due to preemptionPolicy=Never."
+        steps.append("The preemptor may not preempt: preemptionPolicy=Never.")
+        return res
+    nominated = {p.nominated_node_name for p in pending if p.nominated_node_name}
+    for nn in sorted(nominated):
+        idx = state.node_index.get(nn)
+        if idx is None:
+            continue
+        for p in state.pods_on(idx):
+            if effective_priority(p, index, generic_workload)[0] < prio and p.terminating_by_preemption:
+                res.outcome = NOT_ELIGIBLE
+                res.message = PREFIX + "not eligible due to a terminating pod on the nominated node."
+                res.nominated_node = nn
+                steps.append(
+                    f"Ongoing preemption: {p.key} on nominated node {nn} is terminating by preemption; "
+                    "the scheduler waits for it instead of choosing new victims."
+                )
+                return res
+
+    # 3. Potential victims: every unit cluster-wide with strictly lower effective priority.
+    units = build_units(state, index, generic_workload)
+    potential = [u for u in units if u.priority < prio]
+    if not potential:
+        res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
+        steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
+        return res
+    ordered = by_importance(potential)
+    steps.append(f"{len(potential)} candidate unit(s) with priority below {prio}, most important first: " + "; ".join(
+        f"{u.kind} {u.namespace}/{u.name} (priority {u.priority}, {len(u.pods)} pod(s))" for u in ordered[:10]
+    ) + (" ..." if len(ordered) > 10 else ""))
+
+    cp = state.checkpoint()
+    node_of = {p.uid: state.where[p.uid] for u in potential for p in u.pods}
+    try:
+        for u in potential:
+            for p in u.pods:
+                state.remove_pod(p)
+        # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
+        after = pgs.run_root(root)
+        if after.status.code != SUCCESS:
+            res.outcome = OUT_UNSCHEDULABLE
+            res.message = PREFIX + after.status.message
+            placed = {a.pod.uid for a in after.assignments}
+            res.unplaced = _unplaced(after.failures, pending, placed)
+            steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
+            return res
+        valid = [a for a in after.assignments]
+        res.placements = [(a.pod, state.nodes[a.node].name) for a in valid]
+        res.unplaced = _unplaced(after.failures, pending, {a.pod.uid for a in valid})
+        steps.append(f"With every candidate removed the group fits: {len(valid)} pod(s) placed ("
+                     + ", ".join(f"{n}: {c}" for n, c in _per_node(res.placements)) + ").")
+
+        # 5. PDB classification on the importance order; reprieve violating units first.
+        violating, non_violating, which = classify(ordered, snap.pdbs)
+        steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
+        order = violating + non_violating
+        by_node = index_by_node(valid)
+        for i, u in enumerate(order):
+            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node)
+            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []))
+            if not out.fits and out.failed is not None:
+                v.failed_pod = out.failed.pod
+                v.failed_node = state.nodes[out.failed.node].name
+                v.failed_status = out.status
+            res.candidates.append(v)
+            (res.reprieved if out.fits else res.victims).append(v)
+            steps.append(f"Reprieve {i + 1}: {u.kind} {u.namespace}/{u.name} -> {v.reason}.")
+        res.num_pdb_violations = sum(v.unit.violate_count for v in res.victims)
+    finally:
+        state.rollback(cp)
+    n = sum(len(v.unit.pods) for v in res.victims)
+    res.outcome = PREEMPT
+    res.message = f"found a placement for {root.kind.lower()}, preempting {n} victims"
+    steps.append(f"Result: {n} victim pod(s) in {len(res.victims)} unit(s); {len(res.reprieved)} unit(s) spared; "
+                 f"{res.num_pdb_violations} PDB violation(s).")
+    return res
+
+
+def _per_node(placements: list[tuple[Pod, str]]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for _, n in placements:
+        counts[n] = counts.get(n, 0) + 1
+    return sorted(counts.items())
+
+
+def _unmodeled_warnings(root: Group, pods: list[Pod]) -> list[str]:
+    out = []
+    if any(p.uses_pvcs for p in pods):
+        out.append("preemptor pods use PersistentVolumeClaims: volume binding/zone/limits are not modeled")
+    if any(p.uses_resource_claims for p in pods) or getattr(root, "uses_resource_claims", False):
+        out.append("preemptor uses DRA resource claims: dynamic resource allocation is not modeled")
+    if root.topology_keys:
+        out.append(
+            "topology-aware scheduling constraints (" + ", ".join(root.topology_keys) + ") are not modeled: "
+            "the group is placed with the default algorithm over all nodes"
+        )
+    return out

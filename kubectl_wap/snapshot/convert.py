@@ -1,0 +1,504 @@
+"""Raw Kubernetes JSON objects -> lean model objects, parsed once.
+
+Only this module knows the API's JSON shapes. Every loader (files, our snapshot format, live
+cluster) ends here, so a live read and a saved snapshot give the same model.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, Iterable
+
+from ..errors import UserError
+from ..model import (
+    ALL,
+    SINGLE,
+    Affinity,
+    CompositePodGroup,
+    HostPort,
+    LabelSelector,
+    Namespace,
+    Node,
+    NodeSelectorTerm,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    PodGroup,
+    PreferredNodeTerm,
+    PriorityClass,
+    Requirement,
+    Snapshot,
+    SnapshotHeader,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from ..quantity import QuantityError, parse_quantity, resource_amount
+from .admission import admit
+
+_intern = sys.intern
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest (pkg/scheduler/util/pod_resources.go)
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+class ObjectError(UserError):
+    pass
+
+
+def _d(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _l(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ("" if v is None else str(v))
+
+
+def _labels(v: Any) -> dict[str, str]:
+    return {_intern(str(k)): _intern(_str(x)) for k, x in _d(v).items()}
+
+
+def parse_time(v: Any) -> float | None:
+    if not v or not isinstance(v, str):
+        return None
+    try:
+        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _int(v: Any, what: str, default: int | None = None) -> int | None:
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ObjectError(f"{what}: expected an integer, got {v!r}")
+    try:
+        i = int(v)
+    except (TypeError, ValueError):
+        raise ObjectError(f"{what}: expected an integer, got {v!r}") from None
+    if abs(i) > 2**63:
+        raise ObjectError(f"{what}: integer out of range: {v!r}")
+    return i
+
+
+def _requirement(v: Any) -> Requirement:
+    d = _d(v)
+    return Requirement(
+        key=_intern(_str(d.get("key"))),
+        operator=_str(d.get("operator")),
+        values=tuple(_intern(_str(x)) for x in _l(d.get("values"))),
+    )
+
+
+_LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
+
+
+def label_selector(v: Any) -> LabelSelector | None:
+    if v is None or not isinstance(v, dict):
+        return None
+    exprs = tuple(_requirement(x) for x in _l(v.get("matchExpressions")))
+    invalid = any(e.operator not in _LABEL_OPS for e in exprs) or any(
+        (e.operator in ("In", "NotIn") and not e.values) or (e.operator in ("Exists", "DoesNotExist") and e.values)
+        for e in exprs
+    )
+    return LabelSelector(
+        match_labels=tuple(sorted((_intern(str(k)), _intern(_str(x))) for k, x in _d(v.get("matchLabels")).items())),
+        match_expressions=exprs,
+        invalid=invalid,
+    )
+
+
+def _node_term(v: Any) -> NodeSelectorTerm:
+    d = _d(v)
+    return NodeSelectorTerm(
+        match_expressions=tuple(_requirement(x) for x in _l(d.get("matchExpressions"))),
+        match_fields=tuple(_requirement(x) for x in _l(d.get("matchFields"))),
+    )
+
+
+def _pod_term(v: Any) -> PodAffinityTerm:
+    d = _d(v)
+    return PodAffinityTerm(
+        label_selector=label_selector(d.get("labelSelector")),
+        topology_key=_intern(_str(d.get("topologyKey"))),
+        namespaces=tuple(_str(x) for x in _l(d.get("namespaces"))),
+        namespace_selector=label_selector(d.get("namespaceSelector")),
+        match_label_keys=tuple(_str(x) for x in _l(d.get("matchLabelKeys"))),
+        mismatch_label_keys=tuple(_str(x) for x in _l(d.get("mismatchLabelKeys"))),
+    )
+
+
+def _weighted(v: Any) -> WeightedPodAffinityTerm:
+    d = _d(v)
+    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), "weight", 0) or 0, term=_pod_term(d.get("podAffinityTerm")))
+
+
+def _affinity(v: Any) -> Affinity | None:
+    if not isinstance(v, dict) or not v:
+        return None
+    na, pa, paa = _d(v.get("nodeAffinity")), _d(v.get("podAffinity")), _d(v.get("podAntiAffinity"))
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    node_required = None
+    if isinstance(req, dict):
+        node_required = tuple(_node_term(t) for t in _l(req.get("nodeSelectorTerms")))
+    return Affinity(
+        node_required=node_required,
+        node_preferred=tuple(
+            PreferredNodeTerm(weight=_int(_d(t).get("weight"), "weight", 0) or 0, preference=_node_term(_d(t).get("preference")))
+            for t in _l(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        ),
+        pod_affinity_required=tuple(_pod_term(t) for t in _l(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_preferred=tuple(_weighted(t) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_required=tuple(_pod_term(t) for t in _l(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_preferred=tuple(_weighted(t) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+    )
+
+
+def _resource_list(v: Any, what: str) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for k, q in _d(v).items():
+        try:
+            amount = parse_quantity(q)
+        except QuantityError as e:
+            raise ObjectError(f"{what}.{k}: {e}") from None
+        if amount < 0:
+            raise ObjectError(f"{what}.{k}: must be greater than or equal to 0, got {q!r}")
+        out[_intern(str(k))] = amount
+    return out
+
+
+def _add(acc: dict[str, Fraction], other: dict[str, Fraction]) -> None:
+    for k, q in other.items():
+        acc[k] = acc.get(k, Fraction(0)) + q
+
+
+def _max(acc: dict[str, Fraction], other: dict[str, Fraction]) -> None:
+    for k, q in other.items():
+        if q > acc.get(k, Fraction(-1)):
+            acc[k] = q
+
+
+def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
+    """Mirrors component-helpers resource.PodRequests: sum of containers, restartable (sidecar)
+    init containers added to it and to every later init container, max with each init container,
+    pod-level spec.resources (PodLevelResources) for cpu/memory, plus overhead. With `nonzero`,
+    containers that set no cpu/memory request count upstream's defaults (GetNonzeroRequests)."""
+
+    def creq(c: Any, i: int, kind: str) -> dict[str, Fraction]:
+        r = _resource_list(_d(_d(_d(c).get("resources")).get("requests")), f"{what}.spec.{kind}[{i}].resources.requests")
+        if nonzero:
+            if "cpu" not in r:
+                r["cpu"] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
+            if "memory" not in r:
+                r["memory"] = Fraction(DEFAULT_MEMORY_REQUEST)
+        return r
+
+    reqs: dict[str, Fraction] = {}
+    for i, c in enumerate(_l(spec.get("containers"))):
+        _add(reqs, creq(c, i, "containers"))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for i, c in enumerate(_l(spec.get("initContainers"))):
+        r = creq(c, i, "initContainers")
+        if _d(c).get("restartPolicy") == "Always":
+            _add(reqs, r)
+            _add(sidecars, r)
+            eff = dict(sidecars)
+        else:
+            eff = dict(r)
+            _add(eff, sidecars)
+        _max(init_max, eff)
+    _max(reqs, init_max)
+    pod_level = _resource_list(_d(_d(spec.get("resources")).get("requests")), f"{what}.spec.resources.requests")
+    for k in ("cpu", "memory"):
+        if k in pod_level:
+            reqs[k] = pod_level[k]
+    _add(reqs, _resource_list(spec.get("overhead"), f"{what}.spec.overhead"))
+    return reqs
+
+
+def _to_ints(reqs: dict[str, Fraction]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k, q in reqs.items():
+        v = -((-(q * 1000 if k == "cpu" else q)).numerator // (q * 1000 if k == "cpu" else q).denominator)
+        if v:
+            out[k] = v
+    return out
+
+
+def _conditions_disruption_target(status: dict) -> bool:
+    for c in _l(status.get("conditions")):
+        c = _d(c)
+        if c.get("type") == "DisruptionTarget" and c.get("status") == "True" and c.get("reason") == "PreemptionByScheduler":
+            return True
+    return False
+
+
+def _meta(obj: dict, kind: str, namespaced: bool) -> tuple[str, str, str]:
+    md = _d(obj.get("metadata"))
+    name = md.get("name")
+    if not isinstance(name, str) or not name:
+        raise ObjectError(f"{kind} without metadata.name")
+    ns = _str(md.get("namespace")) if namespaced else ""
+    if namespaced and not ns:
+        ns = "default"
+    return _intern(ns), _intern(name), _str(md.get("uid"))
+
+
+def pod_from(obj: dict) -> Pod:
+    ns, name, uid = _meta(obj, "Pod", True)
+    what = f"pod {ns}/{name}"
+    md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+    reqs = _aggregate(spec, what, nonzero=False)
+    nz = _aggregate(spec, what, nonzero=True)
+    requests = _to_ints(reqs)
+    nzi = _to_ints(nz)
+    host_ports = []
+    for c in _l(spec.get("containers")):
+        for p in _l(_d(c).get("ports")):
+            p = _d(p)
+            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0) or 0
+            if hp > 0:
+                host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
+    tols = tuple(
+        Toleration(
+            key=_intern(_str(_d(t).get("key"))),
+            operator=_str(_d(t).get("operator")) or "Equal",
+            value=_str(_d(t).get("value")),
+            effect=_str(_d(t).get("effect")),
+        )
+        for t in _l(spec.get("tolerations"))
+    )
+    tscs = tuple(
+        TopologySpreadConstraint(
+            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1) or 1,
+            topology_key=_intern(_str(_d(t).get("topologyKey"))),
+            when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
+            label_selector=label_selector(_d(t).get("labelSelector")),
+            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains"),
+            node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
+            node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
+            match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
+        )
+        for t in _l(spec.get("topologySpreadConstraints"))
+    )
+    sg = _d(spec.get("schedulingGroup"))
+    pgn = sg.get("podGroupName")
+    volumes = _l(spec.get("volumes"))
+    prio = spec.get("priority")
+    return Pod(
+        namespace=ns,
+        name=name,
+        uid=uid or f"{ns}/{name}",
+        labels=_labels(md.get("labels")),
+        node_name=_intern(_str(spec.get("nodeName"))),
+        scheduler_name=_str(spec.get("schedulerName")) or "default-scheduler",
+        priority=_int(prio, f"{what}: spec.priority"),
+        priority_class_name=_str(spec.get("priorityClassName")),
+        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
+        requests=requests,
+        nonzero_requests=(nzi.get("cpu", 0), nzi.get("memory", 0)),
+        host_ports=tuple(host_ports),
+        node_selector=_labels(spec.get("nodeSelector")),
+        affinity=_affinity(spec.get("affinity")),
+        tolerations=tols,
+        topology_spread=tscs,
+        pod_group_name=_intern(pgn) if isinstance(pgn, str) and pgn else None,
+        phase=_str(status.get("phase")) or "Pending",
+        start_time=parse_time(status.get("startTime")),
+        creation_timestamp=parse_time(md.get("creationTimestamp")),
+        deletion_timestamp=parse_time(md.get("deletionTimestamp")),
+        disruption_target=_conditions_disruption_target(status),
+        nominated_node_name=_intern(_str(status.get("nominatedNodeName"))),
+        images=tuple(_str(_d(c).get("image")) for c in _l(spec.get("containers"))),
+        uses_pvcs=any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
+        uses_resource_claims=bool(_l(spec.get("resourceClaims"))),
+        scheduling_gates=tuple(_str(_d(g).get("name")) for g in _l(spec.get("schedulingGates"))),
+    )
+
+
+def node_from(obj: dict) -> Node:
+    _, name, uid = _meta(obj, "Node", False)
+    md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+    alloc_raw = status.get("allocatable")
+    if alloc_raw is None:
+        alloc_raw = status.get("capacity")
+    alloc = {}
+    for k, q in _resource_list(alloc_raw, f"node {name}: status.allocatable").items():
+        alloc[k] = -((-(q * 1000 if k == "cpu" else q)).numerator // (q * 1000 if k == "cpu" else q).denominator)
+    images = {}
+    for im in _l(status.get("images")):
+        im = _d(im)
+        size = _int(im.get("sizeBytes"), f"node {name}: image size", 0) or 0
+        for n in _l(im.get("names")):
+            images[_str(n)] = size
+    return Node(
+        name=name,
+        uid=uid,
+        labels=_labels(md.get("labels")),
+        taints=tuple(
+            Taint(_intern(_str(_d(t).get("key"))), _str(_d(t).get("value")), _str(_d(t).get("effect")))
+            for t in _l(spec.get("taints"))
+        ),
+        unschedulable=bool(spec.get("unschedulable")),
+        allocatable=alloc,
+        images=images,
+        creation_timestamp=parse_time(md.get("creationTimestamp")),
+    )
+
+
+def _disruption_mode(spec: dict) -> str:
+    dm = spec.get("disruptionMode")
+    if isinstance(dm, dict) and "all" in dm:
+        return ALL
+    if isinstance(dm, str) and dm.lower() == "all":
+        return ALL
+    return SINGLE
+
+
+def _topology_keys(spec: dict) -> tuple[str, ...]:
+    return tuple(_str(_d(t).get("key")) for t in _l(_d(spec.get("schedulingConstraints")).get("topology")))
+
+
+def pod_group_from(obj: dict) -> PodGroup:
+    ns, name, uid = _meta(obj, "PodGroup", True)
+    what = f"podgroup {ns}/{name}"
+    md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
+    sp = _d(spec.get("schedulingPolicy"))
+    if "gang" in sp:
+        policy = "gang"
+        mc = _int(_d(sp.get("gang")).get("minCount"), f"{what}: spec.schedulingPolicy.gang.minCount", 1)
+        if mc is None or mc < 1:
+            raise ObjectError(f"{what}: spec.schedulingPolicy.gang.minCount: must be greater than or equal to 1")
+    else:
+        policy, mc = "basic", 1
+    return PodGroup(
+        namespace=ns,
+        name=name,
+        uid=uid or f"{ns}/{name}",
+        policy=policy,
+        min_count=mc,
+        disruption_mode=_disruption_mode(spec),
+        parent=_str(spec.get("parentCompositePodGroupName")) or None,
+        priority=_int(spec.get("priority"), f"{what}: spec.priority"),
+        priority_class_name=_str(spec.get("priorityClassName")),
+        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
+        topology_keys=_topology_keys(spec),
+        creation_timestamp=parse_time(md.get("creationTimestamp")),
+        uses_resource_claims=bool(_l(spec.get("resourceClaims"))),
+    )
+
+
+def composite_pod_group_from(obj: dict) -> CompositePodGroup:
+    ns, name, uid = _meta(obj, "CompositePodGroup", True)
+    what = f"compositepodgroup {ns}/{name}"
+    md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
+    sp = _d(spec.get("schedulingPolicy"))
+    if "gang" in sp:
+        policy = "gang"
+        mc = _int(_d(sp.get("gang")).get("minGroupCount"), f"{what}: spec.schedulingPolicy.gang.minGroupCount", 1)
+        if mc is None or mc < 1:
+            raise ObjectError(f"{what}: spec.schedulingPolicy.gang.minGroupCount: must be greater than or equal to 1")
+    else:
+        policy, mc = "basic", 1
+    return CompositePodGroup(
+        namespace=ns,
+        name=name,
+        uid=uid or f"{ns}/{name}",
+        policy=policy,
+        min_group_count=mc,
+        disruption_mode=_disruption_mode(spec),
+        parent=_str(spec.get("parentCompositePodGroupName")) or None,
+        priority=_int(spec.get("priority"), f"{what}: spec.priority"),
+        priority_class_name=_str(spec.get("priorityClassName")),
+        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
+        topology_keys=_topology_keys(spec),
+        creation_timestamp=parse_time(md.get("creationTimestamp")),
+    )
+
+
+def priority_class_from(obj: dict) -> PriorityClass:
+    _, name, _ = _meta(obj, "PriorityClass", False)
+    v = _int(obj.get("value"), f"priorityclass {name}: value")
+    if v is None:
+        raise ObjectError(f"priorityclass {name}: value is required")
+    return PriorityClass(
+        name=name,
+        value=v,
+        global_default=bool(obj.get("globalDefault")),
+        preemption_policy=_str(obj.get("preemptionPolicy")) or "PreemptLowerPriority",
+    )
+
+
+def pdb_from(obj: dict) -> PodDisruptionBudget:
+    ns, name, _ = _meta(obj, "PodDisruptionBudget", True)
+    spec, status = _d(obj.get("spec")), _d(obj.get("status"))
+    return PodDisruptionBudget(
+        namespace=ns,
+        name=name,
+        selector=label_selector(spec.get("selector")),
+        disruptions_allowed=_int(status.get("disruptionsAllowed"), f"pdb {ns}/{name}: status.disruptionsAllowed", 0) or 0,
+        disrupted_pods=frozenset(_d(status.get("disruptedPods")).keys()),
+    )
+
+
+def namespace_from(obj: dict) -> Namespace:
+    _, name, _ = _meta(obj, "Namespace", False)
+    return Namespace(name=name, labels=_labels(_d(obj.get("metadata")).get("labels")))
+
+
+_CONVERTERS = {
+    "Pod": ("pods", pod_from),
+    "Node": ("nodes", node_from),
+    "PodGroup": ("pod_groups", pod_group_from),
+    "CompositePodGroup": ("composite_pod_groups", composite_pod_group_from),
+    "PriorityClass": ("priority_classes", priority_class_from),
+    "PodDisruptionBudget": ("pdbs", pdb_from),
+    "Namespace": ("namespaces", namespace_from),
+}
+# Kinds a `kubectl get ... -o yaml` dump may carry that the scheduler does not read.
+IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event"}
+
+
+def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
+    """Convert raw objects to a Snapshot, then apply priority admission and reference checks."""
+    snap = Snapshot(header=header or SnapshotHeader())
+    seen: dict[tuple[str, str, str], int] = {}
+    ignored: dict[str, int] = {}
+    for idx, obj in enumerate(items):
+        if not isinstance(obj, dict):
+            raise ObjectError(f"{source}item {idx}: expected an object, got {type(obj).__name__}")
+        kind = obj.get("kind")
+        if kind in _CONVERTERS:
+            attr, conv = _CONVERTERS[kind]
+            m = conv(obj)
+            key = (kind, getattr(m, "namespace", ""), m.name)
+            if key in seen:
+                # Last one wins, as a re-applied manifest would; say so.
+                lst = getattr(snap, attr)
+                lst[seen[key]] = m
+                snap.warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
+                continue
+            lst = getattr(snap, attr)
+            seen[key] = len(lst)
+            lst.append(m)
+        elif isinstance(kind, str) and kind:
+            ignored[kind] = ignored.get(kind, 0) + 1
+        else:
+            raise ObjectError(f"{source}item {idx}: missing 'kind'")
+    unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
+    if unknown:
+        snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")
+    admit(snap)
+    from .references import check_references
+
+    check_references(snap)
+    return snap

@@ -1,0 +1,148 @@
+"""Load cluster state from files: our snapshot format (JSON, optionally gzip), a `kubectl get
+-o json|yaml` List, multi-document YAML, a directory of such files, and `.gz` of any of them."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import UserError
+from ..model import Snapshot, SnapshotHeader
+from .convert import build_snapshot
+
+SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
+_EXTS = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz", ".gz")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:
+            raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+    return raw
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UserError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start+1]!r})") from None
+
+
+def _documents(path: Path, raw: bytes) -> list[Any]:
+    stripped = raw.lstrip()
+    if stripped[:1] in (b"{", b"["):
+        try:
+            return [json.loads(raw)]
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        except UnicodeDecodeError:
+            _decode(path, raw)
+            raise
+    text = _decode(path, raw)
+    import yaml  # lazily: YAML is only for hand-written files
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise UserError(f"{path}: invalid YAML{where}: {problem}") from None
+
+
+def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
+    if isinstance(doc, list):
+        yield from doc
+        return
+    if not isinstance(doc, dict):
+        raise UserError(f"{path}: expected Kubernetes objects, found {type(doc).__name__}")
+    if doc.get("kind") == "Snapshot":
+        if doc.get("apiVersion") != SNAPSHOT_API_VERSION:
+            raise UserError(f"{path}: unsupported snapshot apiVersion {doc.get('apiVersion')!r} (want {SNAPSHOT_API_VERSION})")
+        _fill_header(header, doc.get("header"))
+        items = doc.get("items")
+        if not isinstance(items, list):
+            raise UserError(f"{path}: snapshot has no 'items' list")
+        yield from items
+    elif isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
+        list_kind = doc["kind"][: -len("List")]
+        for it in doc["items"]:
+            if isinstance(it, dict) and "kind" not in it and list_kind:
+                it = dict(it, kind=list_kind)  # typed lists (`PodList`) omit item kinds
+            yield it
+    else:
+        yield doc
+
+
+def _fill_header(header: SnapshotHeader, h: Any) -> None:
+    if not isinstance(h, dict):
+        return
+    header.format_version = int(h.get("formatVersion", 1) or 1)
+    header.captured_at = str(h.get("capturedAt", ""))
+    server = h.get("server") if isinstance(h.get("server"), dict) else {}
+    header.server_url = str(server.get("url", ""))
+    header.server_version = str(server.get("version", ""))
+    for attr, key in (("listed", "listed"), ("not_served", "notServed"), ("forbidden", "forbidden")):
+        v = h.get(key)
+        if isinstance(v, list):
+            setattr(header, attr, [str(x) for x in v])
+    if isinstance(h.get("resourceVersions"), dict):
+        header.resource_versions = {str(k): str(v) for k, v in h["resourceVersions"].items()}
+    if isinstance(h.get("counts"), dict):
+        header.counts = {str(k): v for k, v in h["counts"].items() if isinstance(v, int)}
+
+
+def _files_in(path: Path) -> list[Path]:
+    out = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(_EXTS))
+    if not out:
+        raise UserError(f"{path}: directory holds no .json/.yaml/.yml(.gz) files")
+    return out
+
+
+def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
+    p = Path(path)
+    header = SnapshotHeader(source=str(p))
+    files = _files_in(p) if p.is_dir() else [p]
+    items: list[Any] = []
+    for f in files:
+        for doc in _documents(f, _read_bytes(f)):
+            items.extend(_items(f, doc, header))
+    return header, items
+
+
+def load_snapshot(path: str | os.PathLike) -> Snapshot:
+    """Read a snapshot or manifest file/directory into the model. User errors are one line."""
+    enabled = gc.isenabled()
+    gc.disable()  # the load allocates millions of small objects and frees none: GC is pure cost
+    try:
+        header, items = load_items(path)
+        snap = build_snapshot(items, header, source=f"{path}: ")
+    finally:
+        if enabled:
+            gc.enable()
+    if snap.header.warnings if hasattr(snap.header, "warnings") else False:
+        pass
+    return snap
+
+
+def load_demo() -> Snapshot:
+    demo = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
+    if not demo.exists():
+        raise UserError("the bundled demo snapshot is missing from this installation")
+    return load_snapshot(demo)

@@ -1,0 +1,255 @@
+"""Read a live cluster into a snapshot header plus stripped raw objects.
+
+Speed and memory matter at 150k pods: pages of 500 are parsed with ``json.loads`` and stripped
+before the next page is fetched (never deserialized into kubernetes model objects, ~40 s), and the
+garbage collector is off during the load (millions of small dicts would otherwise trigger repeated
+full collections that find nothing to free).
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from kubectl_wap.errors import ClusterAccessError
+from kubectl_wap.snapshot.readonly import ReadOnlyClient, Response, connect
+from kubectl_wap.snapshot.strip import strip_object
+
+PAGE_LIMIT = 500
+MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
+FORMAT_VERSION = 1
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str  # resource.group, as kubectl names it; the header key
+    group: str  # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    required: bool  # without it there is no analysis: 403/404 is an error, not a warning
+    # What the answer loses when the resource cannot be read (completes "...: <effect>").
+    effect: str = ""
+
+    def path(self, namespace: str | None) -> str:
+        root = "/api/v1" if not self.group else f"/apis/{self.group}/{self.version}"
+        if self.namespaced and namespace:
+            return f"{root}/namespaces/{namespace}/{self.plural}"
+        return f"{root}/{self.plural}"
+
+    @property
+    def api_version(self) -> str:
+        return self.version if not self.group else f"{self.group}/{self.version}"
+
+
+RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec("nodes", "", "v1", "nodes", "Node", False, True),
+    ResourceSpec("pods", "", "v1", "pods", "Pod", True, True),
+    ResourceSpec(
+        "namespaces", "", "v1", "namespaces", "Namespace", False, False,
+        "namespace labels are unknown, so affinity terms with a namespaceSelector may match differently",
+    ),
+    ResourceSpec(
+        "priorityclasses.scheduling.k8s.io", "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
+        False, False,
+        "PriorityClass values are unknown; pods keep their admitted spec.priority, but PodGroups that only "
+        "name a priorityClassName (or rely on the global default) may get a different priority",
+    ),
+    ResourceSpec(
+        "poddisruptionbudgets.policy", "policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, False,
+        "PDBs are ignored, so victims protected by a PDB may be reported as preemptible",
+    ),
+    ResourceSpec(
+        "podgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", True, False,
+        "PodGroups are unknown, so gang scheduling and workload-aware preemption are not simulated and "
+        "pods are treated one by one",
+    ),
+    ResourceSpec(
+        "compositepodgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1alpha3", "compositepodgroups",
+        "CompositePodGroup", True, False,
+        "CompositePodGroups are unknown, so groups of PodGroups are neither scheduled nor preempted together",
+    ),
+)
+
+
+class _Gone(Exception):
+    """410 Gone during pagination: the continue token expired; restart the list."""
+
+
+def new_header(server_url: str = "", server_version: str = "") -> dict[str, Any]:
+    return {
+        "formatVersion": FORMAT_VERSION,
+        "capturedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "server": {"url": server_url, "version": server_version},
+        "listed": [],
+        "notServed": [],
+        "forbidden": [],
+        "resourceVersions": {},
+        "counts": {},
+        "warnings": [],
+    }
+
+
+def load_live(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float = 30.0,
+    progress: Progress | None = None,
+) -> tuple[dict, list[dict]]:
+    """List the cluster (GET only) and return (snapshot header, stripped raw items).
+
+    `namespace` None lists namespaced resources in all namespaces; otherwise pods, PDBs, PodGroups
+    and CompositePodGroups come from that namespace only (header["namespace"] records it) while
+    nodes, namespaces and PriorityClasses are always cluster-wide. Header "listed" names the
+    resources actually read; the others are in "notServed" or "forbidden" with a warning each.
+    """
+    client = connect(kubeconfig, context, request_timeout)
+    try:
+        return read_cluster(client, namespace, progress)
+    finally:
+        client.close()
+
+
+def read_cluster(
+    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None
+) -> tuple[dict, list[dict]]:
+    """The body of :func:`load_live` for an already-connected client."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        header = new_header(client.server_url, _server_version(client))
+        if namespace:
+            header["namespace"] = namespace
+        items: list[dict] = []
+        for spec in RESOURCES:
+            _list_resource(client, spec, namespace, items, header, progress)
+        return header, items
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _server_version(client: ReadOnlyClient) -> str:
+    # /version is informational: any failure other than bad credentials or an unreachable server
+    # (both raised by client.get) leaves it empty.
+    resp = client.get("/version")
+    if resp.status != 200:
+        return ""
+    try:
+        return str(resp.json().get("gitVersion", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _scope(spec: ResourceSpec, namespace: str | None) -> str:
+    return f"in namespace {namespace!r}" if spec.namespaced and namespace else "at the cluster scope"
+
+
+def _list_resource(
+    client: ReadOnlyClient,
+    spec: ResourceSpec,
+    namespace: str | None,
+    items: list[dict],
+    header: dict,
+    progress: Progress | None,
+) -> None:
+    start = len(items)
+    for _attempt in range(MAX_RESTARTS + 1):
+        try:
+            outcome = _paginate(client, spec, namespace, items, header, progress)
+        except _Gone:
+            del items[start:]  # a restarted list must not leave the partial first attempt behind
+            continue
+        if outcome is None:
+            return  # not served / forbidden, already recorded
+        header["listed"].append(spec.name)
+        header["resourceVersions"][spec.name] = outcome
+        header["counts"][spec.name] = len(items) - start
+        return
+    raise ClusterAccessError(
+        f"listing {spec.name} {_scope(spec, namespace)} was restarted {MAX_RESTARTS} times after "
+        f"410 Gone (the cluster changes faster than we can page); try again or use a smaller scope"
+    )
+
+
+def _paginate(
+    client: ReadOnlyClient,
+    spec: ResourceSpec,
+    namespace: str | None,
+    items: list[dict],
+    header: dict,
+    progress: Progress | None,
+) -> str | None:
+    """Append every object of one resource to `items`; return the list's resourceVersion.
+
+    Returns None when the resource is not served or forbidden (recorded in the header).
+    """
+    path = spec.path(namespace)
+    token = ""
+    resource_version = ""
+    count = 0
+    while True:
+        query = [("limit", str(PAGE_LIMIT))]
+        if token:
+            query.append(("continue", token))
+        resp = client.get(path, query)
+        if resp.status == 410:
+            raise _Gone()
+        if resp.status != 200:
+            if not token:
+                return _unavailable(spec, namespace, resp, header)
+            raise ClusterAccessError(
+                f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
+                f"{resp.status} {resp.server_message()}"
+            )
+        try:
+            doc = resp.json()
+        except ValueError:
+            raise ClusterAccessError(
+                f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
+            ) from None
+        del resp  # drop the page's bytes before stripping: halves peak memory per page
+        list_kind = str(doc.get("kind") or "")
+        kind = list_kind[:-4] if list_kind.endswith("List") else spec.kind
+        api_version = str(doc.get("apiVersion") or spec.api_version)
+        for raw in doc.get("items") or ():
+            raw["apiVersion"] = api_version
+            raw["kind"] = kind
+            items.append(strip_object(raw))
+        count += len(doc.get("items") or ())
+        meta = doc.get("metadata") or {}
+        resource_version = resource_version or str(meta.get("resourceVersion") or "")
+        if progress is not None:
+            progress(spec.name, count)
+        token = str(meta.get("continue") or "")
+        if not token:
+            return resource_version
+
+
+def _unavailable(spec: ResourceSpec, namespace: str | None, resp: Response, header: dict) -> None:
+    msg = resp.server_message()
+    where = _scope(spec, namespace)
+    if resp.status == 403:
+        if spec.required:
+            raise ClusterAccessError(
+                f"cannot list {spec.name} {where}: forbidden ({msg}); kubectl-wap needs get/list on "
+                f"nodes and pods (see deploy/rbac-readonly.yaml)"
+            )
+        header["forbidden"].append(spec.name)
+        header["warnings"].append(f"forbidden to list {spec.name}: {spec.effect}")
+        return None
+    if resp.status == 404:
+        if spec.required:
+            raise ClusterAccessError(f"the API server does not serve {spec.name} (404 on GET {spec.path(namespace)})")
+        header["notServed"].append(spec.name)
+        header["warnings"].append(
+            f"{spec.name} ({spec.api_version}) is not served by this cluster: {spec.effect}"
+        )
+        return None
+    raise ClusterAccessError(f"cannot list {spec.name} {where}: {resp.status} {msg}")

@@ -1,0 +1,287 @@
+"""The one door to the API server: GET only, bounded retries, one-line errors.
+
+Every request kubectl-wap sends to a cluster goes through :meth:`ReadOnlyClient.request`. It refuses
+any method but GET *before* anything is sent, and it also guards the underlying kubernetes REST
+client, so a stray typed-API call (``CoreV1Api(...).delete_...``) through the same ApiClient is
+refused too. The analyzer must never change a cluster, whatever a future change to this package does.
+
+``kubernetes`` (and urllib3 through it) is imported lazily: importing it costs most of a second and
+``kubectl wap --help`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+from urllib.parse import urlencode
+
+from kubectl_wap.errors import ClusterAccessError
+
+MAX_TRIES = 5
+BACKOFF_BASE = 0.25  # seconds; doubles per try: 0.25, 0.5, 1, 2
+BACKOFF_MAX = 4.0
+RETRY_AFTER_MAX = 10.0  # a server asking for longer still only gets this much patience per try
+USER_AGENT = "kubectl-wap/0.1 (read-only)"
+
+# Indirection so tests can observe/skip the waits without slowing the suite.
+_sleep: Callable[[float], None] = time.sleep
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A non-GET request was attempted. A programming error, never a user error."""
+
+
+@dataclass(slots=True)
+class Response:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def server_message(self) -> str:
+        """The `message` of a metav1.Status body, else a short excerpt of the body."""
+        try:
+            doc = json.loads(self.body)
+            if isinstance(doc, dict) and doc.get("message"):
+                return str(doc["message"])
+        except ValueError:
+            pass
+        text = self.body[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+        return text or f"HTTP {self.status}"
+
+
+class _KubeLogCapture(logging.Handler):
+    """Collects what the kubernetes config loader logs on the root logger (failed exec plugins)."""
+
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "kubernetes" in record.pathname:
+            self.sink.append(record.getMessage().strip().splitlines()[0][:300] if record.getMessage().strip() else "")
+
+
+@contextlib.contextmanager
+def _capture_kube_logs(sink: list[str]) -> Iterator[None]:
+    # The loader reports a failing exec credential plugin with logging.error() on the root logger and
+    # carries on without credentials; that would configure root logging as a side effect (stderr
+    # noise) and turn into a baffling 401 later. Capture it and add it to the 401 message instead.
+    handler = _KubeLogCapture(sink)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+
+
+def _guard(method: str, what: str) -> None:
+    if method.upper() != "GET":
+        raise ReadOnlyViolation(f"kubectl-wap is read-only: refused {method.upper()} {what}")
+
+
+def _install_guard(api_client: Any) -> None:
+    """Wrap the REST client's request so even direct ApiClient use cannot mutate the cluster."""
+    rest = api_client.rest_client
+    if getattr(rest, "_wap_guarded", False):
+        return
+    inner = rest.request
+
+    def guarded(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        _guard(method, url)
+        return inner(method, url, *args, **kwargs)
+
+    rest.request = guarded
+    rest._wap_guarded = True
+
+
+class ReadOnlyClient:
+    """GET-only access to one API server through a configured kubernetes ApiClient."""
+
+    def __init__(self, api_client: Any, request_timeout: float = 30.0, credential_problems: Sequence[str] = ()) -> None:
+        self._api = api_client
+        # Messages from credential plugins (exec) that failed; explain a later 401.
+        self.credential_problems: list[str] = [m for m in credential_problems if m]
+        self.timeout = float(request_timeout)
+        self.server_url: str = str(api_client.configuration.host or "")
+        api_client.user_agent = USER_AGENT
+        _install_guard(api_client)
+
+    def close(self) -> None:
+        try:
+            self._api.close()
+        except Exception:  # closing is best effort; never mask the real outcome
+            pass
+
+    def request(
+        self, method: str, path: str, query: Sequence[tuple[str, str]] = ()
+    ) -> Response:
+        """Send exactly one request (GET only). Transport failures become ClusterAccessError."""
+        _guard(method, path)
+        from urllib3 import exceptions as u3
+
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.config.config_exception import ConfigException
+
+        headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+        try:
+            # param_serialize adds auth (incl. exec-plugin token refresh) and the server URL.
+            problems: list[str] = []
+            with _capture_kube_logs(problems):
+                _, url, hdrs, _, _ = self._api.param_serialize(
+                    "GET", path, header_params=headers, auth_settings=["BearerToken"]
+                )
+            self.credential_problems.extend(m for m in problems if m and m not in self.credential_problems)
+            if query:
+                url += "?" + urlencode(list(query))
+            resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
+            body = resp.read() or b""
+            return Response(int(resp.status), dict(resp.headers or {}), bytes(body))
+        except ReadOnlyViolation:
+            raise
+        except ConfigException as e:  # exec plugin / token file failures happen at request time
+            raise ClusterAccessError(f"cannot get credentials for {self.server_url}: {e}") from None
+        except ApiException as e:  # the REST client turns TLS errors into status-0 ApiExceptions
+            raise ClusterAccessError(self._transport_message(e, str(e.reason or e))) from None
+        except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
+            raise ClusterAccessError(self._transport_message(e, str(e))) from None
+        except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
+            raise ClusterAccessError(
+                f"timed out after {self.timeout:g}s waiting for the API server at {self.server_url} "
+                f"(GET {path}); raise --request-timeout or check the network"
+            ) from None
+        except u3.SSLError as e:
+            raise ClusterAccessError(self._transport_message(e, str(e))) from None
+        except (u3.ProtocolError, ConnectionError) as e:
+            raise _Transient(f"connection to {self.server_url} broke during GET {path}: {e}") from None
+        except u3.HTTPError as e:
+            raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {e}") from None
+
+    def _transport_message(self, exc: BaseException, detail: str) -> str:
+        low = detail.lower()
+        url = self.server_url
+        if "ssl" in low or "certificate" in low or "tls" in low:
+            first = next((ln for ln in detail.splitlines() if "certificate" in ln.lower()), detail)
+            return f"TLS verification failed talking to the API server at {url}: {first.strip()[:300]}"
+        if "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
+            return f"cannot reach the API server at {url}: host name does not resolve (DNS)"
+        if "refused" in low:
+            return f"cannot reach the API server at {url}: connection refused (is the cluster running and the kubeconfig current?)"
+        if "unreachable" in low or "no route" in low:
+            return f"cannot reach the API server at {url}: network unreachable"
+        return f"cannot reach the API server at {url}: {detail.strip().splitlines()[0][:300] if detail.strip() else type(exc).__name__}"
+
+    def get(self, path: str, query: Sequence[tuple[str, str]] = ()) -> Response:
+        """GET with bounded retries on 429, 5xx and broken connections; returns the final response.
+
+        Callers decide what non-2xx statuses mean; only 401 is turned into an error here because it
+        means the same thing everywhere.
+        """
+        last: Response | None = None
+        last_broken = ""
+        for attempt in range(MAX_TRIES):
+            try:
+                resp = self.request("GET", path, query)
+            except _Transient as e:
+                last_broken = str(e)
+                if attempt + 1 < MAX_TRIES:
+                    _sleep(_backoff(attempt))
+                continue
+            if resp.status == 401:
+                why = "the token or client certificate is missing, wrong or expired"
+                if self.credential_problems:
+                    why = f"the kubeconfig's credential plugin failed: {self.credential_problems[-1]}"
+                raise ClusterAccessError(
+                    f"the API server at {self.server_url} rejected our credentials (401 Unauthorized: "
+                    f"{resp.server_message()}); {why}"
+                )
+            if resp.status == 429 or resp.status >= 500:
+                last = resp
+                if attempt + 1 < MAX_TRIES:
+                    _sleep(_retry_delay(resp, attempt))
+                continue
+            return resp
+        if last is None:
+            raise ClusterAccessError(f"{last_broken} (gave up after {MAX_TRIES} tries)")
+        raise ClusterAccessError(
+            f"GET {path} failed {MAX_TRIES} times; last answer {last.status}: {last.server_message()}"
+        )
+
+
+class _Transient(Exception):
+    """A broken connection worth retrying (reset, aborted); internal to this module."""
+
+
+def _backoff(attempt: int) -> float:
+    return min(BACKOFF_MAX, BACKOFF_BASE * (2**attempt))
+
+
+def _retry_delay(resp: Response, attempt: int) -> float:
+    raw = {k.lower(): v for k, v in resp.headers.items()}.get("retry-after")
+    if raw is not None:
+        try:
+            return max(0.0, min(RETRY_AFTER_MAX, float(raw)))
+        except ValueError:
+            pass  # an HTTP-date: not worth parsing, fall back to our own backoff
+    return _backoff(attempt)
+
+
+def connect(kubeconfig: str | None, context: str | None, request_timeout: float = 30.0) -> ReadOnlyClient:
+    """Build a ReadOnlyClient from a kubeconfig (same rules as kubectl: KUBECONFIG, ~/.kube/config).
+
+    Falls back to in-cluster service-account config when no kubeconfig exists and we run in a pod.
+    """
+    from kubernetes import client as kclient
+    from kubernetes import config as kconfig
+    from kubernetes.config.config_exception import ConfigException
+
+    cfg = kclient.Configuration()
+    problems: list[str] = []
+    try:
+        if kubeconfig is None and not _default_kubeconfig_exists() and os.environ.get("KUBERNETES_SERVICE_HOST"):
+            kconfig.load_incluster_config(client_configuration=cfg)
+        else:
+            path = kubeconfig if kubeconfig is not None else os.environ.get("KUBECONFIG") or "~/.kube/config"
+            if kubeconfig is not None and not os.path.exists(os.path.expanduser(kubeconfig)):
+                raise ClusterAccessError(f"kubeconfig file not found: {kubeconfig}")
+            if kubeconfig is None and not _default_kubeconfig_exists():
+                raise ClusterAccessError(
+                    f"no kubeconfig found (looked at {path}); pass --kubeconfig or set KUBECONFIG"
+                )
+            if context is not None:
+                contexts, _ = kconfig.list_kube_config_contexts(config_file=path)
+                names = [c.get("name") for c in contexts or []]
+                if context not in names:
+                    raise ClusterAccessError(
+                        f"context {context!r} not found in kubeconfig {path} (available: {', '.join(map(str, names)) or 'none'})"
+                    )
+            # persist_config=False: refreshed tokens must never be written back (we are read-only).
+            with _capture_kube_logs(problems):
+                kconfig.load_kube_config(
+                    config_file=path, context=context, client_configuration=cfg, persist_config=False
+                )
+    except ClusterAccessError:
+        raise
+    except ConfigException as e:
+        # Also covers exec credential plugins that fail while the kubeconfig is loaded.
+        raise ClusterAccessError(f"cannot use kubeconfig{' ' + kubeconfig if kubeconfig else ''}: {e}") from None
+    except (OSError, ValueError) as e:
+        raise ClusterAccessError(f"cannot load kubeconfig: {e}") from None
+    # We retry ourselves (bounded, status-aware); urllib3's own retries would hide connection errors
+    # behind MaxRetryError and multiply the wait on an unreachable server.
+    cfg.retries = False
+    return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems)
+
+
+def _default_kubeconfig_exists() -> bool:
+    env = os.environ.get("KUBECONFIG")
+    paths = env.split(os.pathsep) if env else ["~/.kube/config"]
+    return any(p and os.path.exists(os.path.expanduser(p)) for p in paths)

@@ -1,0 +1,215 @@
+"""Reduce raw Kubernetes objects to what a scheduler simulation reads and what is safe to share.
+
+An allow-list, never a deny-list: a field a future Kubernetes adds (which might hold a secret) is
+dropped until someone decides the simulation needs it. Environment values, commands, probes, mounts,
+security contexts and all annotations (which often carry last-applied configs with inline secrets)
+never leave this module. The result is a fresh dict and the input is not modified, but kept nested
+values (affinity, tolerations, PodGroup specs, ...) are shared with the input rather than deep-copied:
+copying 150k pods twice costs seconds for nothing. Treat both as read-only.
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import Any, Callable
+
+Obj = dict[str, Any]
+
+# Kinds we must never store, even if someone hands them to us.
+_REFUSED_KINDS = frozenset({"Secret", "ConfigMap", "ServiceAccount", "TokenReview"})
+
+_META_KEYS = ("name", "namespace", "uid", "labels", "creationTimestamp", "deletionTimestamp", "resourceVersion")
+_OWNER_KEYS = ("apiVersion", "kind", "name", "uid", "controller")
+
+# Container fields the scheduler reads: resources for fit, ports for NodePorts, image for
+# ImageLocality; restartPolicy marks native sidecars among initContainers.
+_CONTAINER_KEYS = ("name", "image", "resources", "ports", "restartPolicy")
+_RESOURCE_KEYS = ("requests", "limits", "claims")
+
+_POD_SPEC_KEYS = (
+    "overhead",
+    "resources",
+    "nodeName",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "topologySpreadConstraints",
+    "priority",
+    "priorityClassName",
+    "preemptionPolicy",
+    "schedulerName",
+    "schedulingGroup",
+    "schedulingGates",
+    "hostNetwork",
+)
+_POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName")
+_CONDITION_KEYS = ("type", "status", "reason")
+# In-place resize: the scheduler charges max(spec, allocated) while a resize is in flight.
+_CONTAINER_STATUS_KEYS = ("name", "allocatedResources", "resources")
+
+
+def _pick(src: Any, keys: tuple[str, ...]) -> Obj:
+    if not isinstance(src, dict):
+        return {}
+    return {k: src[k] for k in keys if k in src and src[k] is not None}
+
+
+def _labels(labels: Any) -> Any:
+    # Interned: 150k pods repeat the same few hundred label keys/values; one copy each saves memory
+    # and makes the loader's label comparisons identity-fast.
+    if not isinstance(labels, dict):
+        return labels
+    return {intern(k): intern(v) if isinstance(v, str) else v for k, v in labels.items()}
+
+
+def _metadata(obj: Obj) -> Obj:
+    src = obj.get("metadata") or {}
+    meta = _pick(src, _META_KEYS)
+    if isinstance(meta.get("namespace"), str):
+        meta["namespace"] = intern(meta["namespace"])
+    if "labels" in meta:
+        meta["labels"] = _labels(meta["labels"])
+    owners = src.get("ownerReferences")
+    if isinstance(owners, list) and owners:
+        meta["ownerReferences"] = [_pick(o, _OWNER_KEYS) for o in owners]
+    return meta
+
+
+def _base(obj: Obj) -> Obj:
+    out: Obj = {}
+    if "apiVersion" in obj:
+        out["apiVersion"] = obj["apiVersion"]
+    if "kind" in obj:
+        out["kind"] = obj["kind"]
+    out["metadata"] = _metadata(obj)
+    return out
+
+
+def _container(c: Any) -> Obj:
+    out = _pick(c, _CONTAINER_KEYS)
+    if "resources" in out:
+        res = _pick(out["resources"], _RESOURCE_KEYS)
+        if "claims" in res:
+            res["claims"] = [_pick(x, ("name", "request")) for x in res["claims"] if isinstance(x, dict)]
+        out["resources"] = res
+    if "ports" in out and isinstance(out["ports"], list):
+        out["ports"] = [_pick(p, ("name", "containerPort", "hostPort", "hostIP", "protocol")) for p in out["ports"]]
+    return out
+
+
+def _volume(v: Any) -> Obj | None:
+    if not isinstance(v, dict):
+        return None
+    pvc = v.get("persistentVolumeClaim")
+    if isinstance(pvc, dict):
+        return {"name": v.get("name", ""), "persistentVolumeClaim": {"claimName": pvc.get("claimName", "")}}
+    if "ephemeral" in v:
+        # Only the fact that a generic ephemeral volume (a PVC the pod owns) exists matters.
+        return {"name": v.get("name", ""), "ephemeral": {}}
+    return None
+
+
+def _pod(obj: Obj) -> Obj:
+    out = _base(obj)
+    spec = obj.get("spec") or {}
+    s = _pick(spec, _POD_SPEC_KEYS)
+    if isinstance(s.get("nodeName"), str):
+        s["nodeName"] = intern(s["nodeName"])
+    for key in ("containers", "initContainers"):
+        if isinstance(spec.get(key), list):
+            s[key] = [_container(c) for c in spec[key]]
+    vols = [v for v in (_volume(v) for v in spec.get("volumes") or []) if v is not None]
+    if vols:
+        s["volumes"] = vols
+    claims = spec.get("resourceClaims")
+    if isinstance(claims, list) and claims:
+        s["resourceClaims"] = [
+            _pick(c, ("name", "resourceClaimName", "resourceClaimTemplateName")) for c in claims
+        ]
+    out["spec"] = s
+    status = obj.get("status") or {}
+    st = _pick(status, _POD_STATUS_KEYS)
+    if isinstance(status.get("conditions"), list):
+        st["conditions"] = [_pick(c, _CONDITION_KEYS) for c in status["conditions"]]
+    for key in ("containerStatuses", "initContainerStatuses"):
+        cs = status.get(key)
+        if isinstance(cs, list):
+            kept = [_pick(c, _CONTAINER_STATUS_KEYS) for c in cs]
+            if any(len(c) > 1 for c in kept):  # only worth keeping when resources are reported
+                st[key] = kept
+    if st:
+        out["status"] = st
+    return out
+
+
+def _node(obj: Obj) -> Obj:
+    out = _base(obj)
+    spec = _pick(obj.get("spec"), ("taints", "unschedulable"))
+    if spec:
+        out["spec"] = spec
+    src = obj.get("status") or {}
+    st = _pick(src, ("allocatable", "capacity"))
+    if isinstance(src.get("images"), list):
+        st["images"] = [_pick(i, ("names", "sizeBytes")) for i in src["images"]]
+    kubelet = (src.get("nodeInfo") or {}).get("kubeletVersion")
+    if kubelet:
+        st["nodeInfo"] = {"kubeletVersion": kubelet}
+    if st:
+        out["status"] = st
+    return out
+
+
+def _spec_status(obj: Obj) -> Obj:
+    out = _base(obj)
+    for key in ("spec", "status"):
+        if isinstance(obj.get(key), dict):
+            out[key] = obj[key]
+    return out
+
+
+def _priority_class(obj: Obj) -> Obj:
+    out = _base(obj)
+    out.update(_pick(obj, ("value", "globalDefault", "preemptionPolicy")))
+    return out
+
+
+def _pdb(obj: Obj) -> Obj:
+    out = _base(obj)
+    if isinstance(obj.get("spec"), dict):
+        out["spec"] = obj["spec"]
+    st = _pick(obj.get("status"), ("disruptionsAllowed", "disruptedPods"))
+    if st:
+        out["status"] = st
+    return out
+
+
+def _namespace(obj: Obj) -> Obj:
+    out = _base(obj)
+    phase = (obj.get("status") or {}).get("phase")
+    if phase:
+        out["status"] = {"phase": phase}
+    return out
+
+
+_BY_KIND: dict[str, Callable[[Obj], Obj]] = {
+    "Pod": _pod,
+    "Node": _node,
+    "PodGroup": _spec_status,
+    "CompositePodGroup": _spec_status,
+    "PriorityClass": _priority_class,
+    "PodDisruptionBudget": _pdb,
+    "Namespace": _namespace,
+}
+
+
+def strip_object(obj: dict) -> dict:
+    """Return a reduced copy of one Kubernetes object (see module docstring).
+
+    Unknown kinds keep only identifying metadata. Secrets and similar kinds raise ValueError: they
+    must never be captured, and failing loudly beats silently writing them to a shareable file.
+    """
+    kind = obj.get("kind", "")
+    if kind in _REFUSED_KINDS:
+        raise ValueError(f"refusing to keep a {kind} in a snapshot")
+    fn = _BY_KIND.get(kind, _base)
+    return fn(obj)

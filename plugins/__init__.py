@@ -1,0 +1,1 @@
+"""Packaging helpers for kubectl-wap (Krew plugin archive, manifest). Not shipped."""

@@ -1,0 +1,170 @@
+"""Scenario fixtures transcribed from upstream kube-scheduler table tests (see tests/scenarios/README.md).
+
+Each tests/scenarios/*.yaml holds one cluster (plain Kubernetes objects), one what-if question and the
+expected answer. ``test_scenario_schema`` checks the fixture files themselves; ``test_scenario`` runs the
+CLI in-process (``kubectl wap whatif ... -o json``) against the cluster and compares the report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
+
+OUTCOMES = {"NoPreemptionNeeded", "Preempt", "Unschedulable", "NotEligible", "Invalid"}
+WHATIF_KINDS = {"podgroup", "compositepodgroup", "pod"}
+KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy"}
+TOP_KEYS = {"name", "source", "adapted", "featureGates", "cluster", "whatif", "expect"}
+EXPECT_KEYS = {"outcome", "victims", "victimOrder", "messageContains", "nominatedNode", "placements"}
+
+
+def _load(path: Path) -> dict:
+    docs = list(yaml.safe_load_all(path.read_text()))
+    assert len(docs) == 1, f"{path.name}: exactly one YAML document expected, got {len(docs)}"
+    doc = docs[0]
+    assert isinstance(doc, dict), f"{path.name}: top level must be a mapping"
+    return doc
+
+
+def _ids(paths):
+    return [p.stem for p in paths]
+
+
+def _key(obj: dict) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return obj.get("kind", ""), meta.get("namespace", ""), meta.get("name", "")
+
+
+def test_scenarios_present():
+    assert len(SCENARIO_FILES) >= 25, "expected the transcribed upstream scenario set"
+
+
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=_ids(SCENARIO_FILES))
+def test_scenario_schema(path: Path):
+    doc = _load(path)
+    unknown = set(doc) - TOP_KEYS
+    assert not unknown, f"unknown top-level keys {unknown}"
+    for key in ("name", "source", "cluster", "whatif", "expect"):
+        assert key in doc, f"missing required key {key!r}"
+    assert isinstance(doc["name"], str) and doc["name"].strip()
+    assert isinstance(doc["source"], str) and "kubernetes/kubernetes" in doc["source"], (
+        "source must cite the upstream repository, file and test/case name")
+    if "adapted" in doc:
+        assert isinstance(doc["adapted"], str) and doc["adapted"].strip()
+
+    gates = doc.get("featureGates")
+    if gates is not None:
+        assert isinstance(gates, str)
+        for item in gates.split(","):
+            name, _, value = item.partition("=")
+            assert name in KNOWN_GATES, f"unknown feature gate {name!r}"
+            assert value in ("true", "false"), f"bad gate value in {item!r}"
+
+    cluster = doc["cluster"]
+    assert isinstance(cluster, list) and cluster, "cluster must be a non-empty list of objects"
+    seen = set()
+    for obj in cluster:
+        assert isinstance(obj, dict) and obj.get("apiVersion") and obj.get("kind"), f"bad object {obj!r}"
+        assert (obj.get("metadata") or {}).get("name"), f"object without metadata.name: {obj!r}"
+        k = _key(obj)
+        assert k not in seen, f"duplicate object {k}"
+        seen.add(k)
+    nodes = {o["metadata"]["name"] for o in cluster if o["kind"] == "Node"}
+    assert nodes, "cluster needs at least one Node"
+    for o in cluster:
+        if o["kind"] == "Node":
+            alloc = (o.get("status") or {}).get("allocatable") or {}
+            assert "pods" in alloc, f"node {o['metadata']['name']} needs allocatable pods"
+        if o["kind"] == "Pod":
+            node_name = (o.get("spec") or {}).get("nodeName")
+            assert node_name is None or node_name in nodes, f"pod bound to unknown node {node_name}"
+
+    whatif = doc["whatif"]
+    assert isinstance(whatif, dict)
+    assert whatif.get("kind") in WHATIF_KINDS, f"whatif.kind must be one of {WHATIF_KINDS}"
+    assert whatif.get("name") and whatif.get("namespace")
+    target_kind = {"podgroup": "PodGroup", "compositepodgroup": "CompositePodGroup", "pod": "Pod"}[whatif["kind"]]
+    assert (target_kind, whatif["namespace"], whatif["name"]) in seen, "whatif target not in cluster"
+
+    expect = doc["expect"]
+    assert isinstance(expect, dict)
+    unknown = set(expect) - EXPECT_KEYS
+    assert not unknown, f"unknown expect keys {unknown}"
+    assert expect.get("outcome") in OUTCOMES, f"expect.outcome must be one of {OUTCOMES}"
+    victims = expect.get("victims", [])
+    assert isinstance(victims, list)
+    for v in victims:
+        ns, _, name = str(v).partition("/")
+        assert ns and name, f"victim {v!r} must be namespace/name"
+        assert ("Pod", ns, name) in seen, f"victim {v!r} not in cluster"
+    assert len(set(victims)) == len(victims), "duplicate victims"
+    if expect["outcome"] != "Preempt" and expect["outcome"] != "NoPreemptionNeeded":
+        # no new victims on failure paths (ongoing preemption is outcome Preempt with [])
+        assert not victims
+    assert isinstance(expect.get("victimOrder", False), bool)
+    if "messageContains" in expect:
+        assert isinstance(expect["messageContains"], str) and expect["messageContains"]
+    if "nominatedNode" in expect:
+        assert expect["nominatedNode"] in nodes
+    for pod_key, node_name in (expect.get("placements") or {}).items():
+        ns, _, name = pod_key.partition("/")
+        assert ("Pod", ns, name) in seen, f"placement for unknown pod {pod_key}"
+        assert node_name in nodes, f"placement on unknown node {node_name}"
+
+
+def _run_whatif(doc: dict, tmp_path: Path) -> dict:
+    from typer.testing import CliRunner
+
+    from kubectl_wap.cli import app
+
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": doc["cluster"]}))
+    whatif = doc["whatif"]
+    args = ["whatif", whatif["kind"], whatif["name"], "-n", whatif["namespace"],
+            "--snapshot", str(snapshot), "-o", "json"]
+    if doc.get("featureGates"):
+        args += ["--feature-gates", doc["featureGates"]]
+    result = CliRunner().invoke(app, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"CLI raised {result.exception!r}\n{result.output}")
+    try:
+        return json.loads(result.stdout)
+    except ValueError as err:  # pragma: no cover - diagnostic path
+        raise AssertionError(f"CLI output is not JSON (exit {result.exit_code}):\n{result.output}") from err
+
+
+def _pod_key(ref: dict) -> str:
+    return f"{ref.get('namespace', '')}/{ref.get('name', '')}"
+
+
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=_ids(SCENARIO_FILES))
+def test_scenario(path: Path, tmp_path: Path):
+    doc = _load(path)
+    expect = doc["expect"]
+    report = _run_whatif(doc, tmp_path)
+    context = f"{path.name}: {doc['name']}\nsource: {doc['source']}\nmessage: {report.get('message')!r}"
+
+    assert report.get("outcome") == expect["outcome"], context
+
+    got = [_pod_key(v) for v in report.get("victims") or []]
+    want = list(expect.get("victims", []))
+    assert sorted(got) == sorted(want), f"victims differ\n{context}\n got: {got}\nwant: {want}"
+    if expect.get("victimOrder"):
+        assert got == want, f"victim order differs\n{context}\n got: {got}\nwant: {want}"
+
+    if "messageContains" in expect:
+        assert expect["messageContains"] in (report.get("message") or ""), context
+
+    if "nominatedNode" in expect:
+        assert report.get("nominatedNode") == expect["nominatedNode"], context
+
+    if expect.get("placements"):
+        got_placements = {_pod_key(p.get("pod") or {}): p.get("node") for p in report.get("placements") or []}
+        for pod_key, node_name in expect["placements"].items():
+            assert got_placements.get(pod_key) == node_name, (
+                f"placement of {pod_key}\n{context}\n got: {got_placements}")

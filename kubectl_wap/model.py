@@ -269,6 +269,7 @@ class SnapshotHeader:
     resource_versions: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

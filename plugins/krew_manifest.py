@@ -267,6 +267,13 @@ def load(path: Path | str) -> dict:
 # In-place update (keeps comments and layout; only `uri:`/`sha256:` values and spec.version move)
 
 
+def _yaml_str(value: str) -> str:
+    """Plain scalar unless YAML (1.1 or 1.2) could read it as a number; then double-quoted."""
+    if re.fullmatch(r"[-+0-9.eE_x:]+", value):
+        return '"' + value + '"'
+    return value
+
+
 def update_manifest(path: Path | str, *, version: str,
                     platforms: dict[tuple[str, str], tuple[str, str]]) -> None:
     import yaml
@@ -327,7 +334,7 @@ def update_manifest(path: Path | str, *, version: str,
                 for field, value in (("uri", uri), ("sha256", sha)):
                     m = re.match(rf"^(\s*(?:- )?{field}:\s*)(\S.*?)(\s*)$", lines[i])
                     if m:
-                        lines[i] = f"{m.group(1)}{value}\n"
+                        lines[i] = f"{m.group(1)}{_yaml_str(value)}\n"
             done.add((o, a))
     missing = set(platforms) - done
     if missing:

@@ -368,12 +368,17 @@ def test_import_is_lazy() -> None:
 
 
 def test_transport_messages_are_one_line() -> None:
+    from urllib3.exceptions import NameResolutionError
+
     client = readonly.ReadOnlyClient.__new__(readonly.ReadOnlyClient)
     client.server_url = "https://k8s.example:6443"
-    msg = client._transport_message(OSError(), "Failed to resolve 'k8s.example' ([Errno -2] Name or service not known)")
-    assert msg == "cannot reach the API server at https://k8s.example:6443: host name does not resolve (DNS)"
-    msg = client._transport_message(OSError(), "SSLError\n[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
-    assert msg.startswith("TLS verification failed") and "\n" not in msg
+    dns = NameResolutionError("k8s.example", None, OSError("[Errno -2] Name or service not known"))  # type: ignore[arg-type]
+    assert client._connect_message(dns) == (
+        "cannot reach the API server at https://k8s.example:6443: host name does not resolve (DNS)"
+    )
+    msg = client._tls_message("SSLError\n[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed")
+    assert msg == ("TLS verification failed talking to the API server at https://k8s.example:6443: "
+                   "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed")
 
 
 def test_concurrent_servers_do_not_interfere(tmp_path: Path) -> None:

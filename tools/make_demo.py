@@ -206,10 +206,11 @@ def add_pod(
     init: tuple[str, str, int, int] | None = None,  # (name, image, cpu, mem)
     node_selector: dict | None = None,
     tolerations: list | None = None,
+    created_offset_s: int = 0,  # pending pods: seconds after the common creation time
 ) -> dict:
     assert (node is None) == (started is None)
     meta: dict = {"name": name, "namespace": namespace, "uid": uid("Pod", namespace, name)}
-    created = (started + 0.5) if started is not None else 3.0
+    created = (started + 0.5) if started is not None else 3.0 - created_offset_s / 60
     meta["creationTimestamp"] = ts(created)
     if labels:
         meta["labels"] = dict(labels)
@@ -564,7 +565,7 @@ def build_pending() -> None:
         add_pod("ml", f"job-1-{i}", node=None, pclass="high-priority", cpu=8000, mem=64 * GI, gpu=1,
                 image="registry.example.com/ml/llama-train:4.3.0-rc1", container="trainer",
                 labels={"app": "job-1", "job-name": "job-1", "batch.kubernetes.io/job-completion-index": str(i)},
-                owner=("batch/v1", "Job", "job-1"), group="job-1",
+                owner=("batch/v1", "Job", "job-1"), group="job-1", created_offset_s=i,
                 init=("stage-data", "registry.example.com/tools/s5cmd:2.2", 2000, 8 * GI),
                 node_selector=GPU_SEL, tolerations=GPU_TOL)
 

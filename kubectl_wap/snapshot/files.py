@@ -104,6 +104,8 @@ def _fill_header(header: SnapshotHeader, h: Any) -> None:
             setattr(header, attr, [str(x) for x in v])
     if isinstance(h.get("resourceVersions"), dict):
         header.resource_versions = {str(k): str(v) for k, v in h["resourceVersions"].items()}
+    if isinstance(h.get("warnings"), list):
+        header.warnings = [str(w) for w in h["warnings"]]
     if isinstance(h.get("counts"), dict):
         header.counts = {str(k): v for k, v in h["counts"].items() if isinstance(v, int)}
 
@@ -136,8 +138,6 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     finally:
         if enabled:
             gc.enable()
-    if snap.header.warnings if hasattr(snap.header, "warnings") else False:
-        pass
     return snap
 
 

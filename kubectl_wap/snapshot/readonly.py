@@ -65,8 +65,9 @@ class _KubeLogCapture(logging.Handler):
         self.sink = sink
 
     def emit(self, record: logging.LogRecord) -> None:
-        if "kubernetes" in record.pathname:
-            self.sink.append(record.getMessage().strip().splitlines()[0][:300] if record.getMessage().strip() else "")
+        text = record.getMessage().strip()
+        if "kubernetes" in record.pathname and text:
+            self.sink.append(text.splitlines()[0][:300])
 
 
 @contextlib.contextmanager
@@ -150,34 +151,42 @@ class ReadOnlyClient:
         except ConfigException as e:  # exec plugin / token file failures happen at request time
             raise ClusterAccessError(f"cannot get credentials for {self.server_url}: {e}") from None
         except ApiException as e:  # the REST client turns TLS errors into status-0 ApiExceptions
-            raise ClusterAccessError(self._transport_message(e, str(e.reason or e))) from None
+            detail = str(e.reason or e)
+            if detail.startswith("SSLError"):
+                raise ClusterAccessError(self._tls_message(detail)) from None
+            raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {_first_line(detail)}") from None
         except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
-            raise ClusterAccessError(self._transport_message(e, str(e))) from None
+            raise ClusterAccessError(self._connect_message(e)) from None
         except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
             raise ClusterAccessError(
                 f"timed out after {self.timeout:g}s waiting for the API server at {self.server_url} "
                 f"(GET {path}); raise --request-timeout or check the network"
             ) from None
         except u3.SSLError as e:
-            raise ClusterAccessError(self._transport_message(e, str(e))) from None
+            raise ClusterAccessError(self._tls_message(str(e))) from None
         except (u3.ProtocolError, ConnectionError) as e:
-            raise _Transient(f"connection to {self.server_url} broke during GET {path}: {e}") from None
+            raise _Transient(f"connection to {self.server_url} broke during GET {path}: {_first_line(str(e))}") from None
         except u3.HTTPError as e:
-            raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {e}") from None
+            raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {_first_line(str(e))}") from None
 
-    def _transport_message(self, exc: BaseException, detail: str) -> str:
-        low = detail.lower()
+    def _tls_message(self, detail: str) -> str:
+        # Prefer the line that says what is wrong with the certificate over the exception class name.
+        lines = [ln.strip() for ln in detail.splitlines() if ln.strip() and ln.strip() != "SSLError"]
+        best = next((ln for ln in lines if "certificate" in ln.lower()), lines[0] if lines else "handshake failed")
+        return f"TLS verification failed talking to the API server at {self.server_url}: {best[:300]}"
+
+    def _connect_message(self, exc: BaseException) -> str:
+        from urllib3.exceptions import NameResolutionError
+
         url = self.server_url
-        if "ssl" in low or "certificate" in low or "tls" in low:
-            first = next((ln for ln in detail.splitlines() if "certificate" in ln.lower()), detail)
-            return f"TLS verification failed talking to the API server at {url}: {first.strip()[:300]}"
-        if "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
+        low = str(exc).lower()
+        if isinstance(exc, NameResolutionError) or "name or service not known" in low:
             return f"cannot reach the API server at {url}: host name does not resolve (DNS)"
         if "refused" in low:
             return f"cannot reach the API server at {url}: connection refused (is the cluster running and the kubeconfig current?)"
         if "unreachable" in low or "no route" in low:
             return f"cannot reach the API server at {url}: network unreachable"
-        return f"cannot reach the API server at {url}: {detail.strip().splitlines()[0][:300] if detail.strip() else type(exc).__name__}"
+        return f"cannot reach the API server at {url}: {_first_line(str(exc))}"
 
     def get(self, path: str, query: Sequence[tuple[str, str]] = ()) -> Response:
         """GET with bounded retries on 429, 5xx and broken connections; returns the final response.
@@ -218,6 +227,11 @@ class ReadOnlyClient:
 
 class _Transient(Exception):
     """A broken connection worth retrying (reset, aborted); internal to this module."""
+
+
+def _first_line(text: str) -> str:
+    text = text.strip()
+    return text.splitlines()[0][:300] if text else "unknown error"
 
 
 def _backoff(attempt: int) -> float:

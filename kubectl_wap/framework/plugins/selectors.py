@@ -106,9 +106,36 @@ NOTHING = Selector(nothing=True)
 EVERYTHING = Selector(())
 
 
+_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def valid_label_key(key: str) -> bool:
+    """validation.IsQualifiedName: [prefix/]name, name <= 63 chars, prefix a DNS-1123 subdomain."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
+            return False
+    else:
+        return False
+    return 0 < len(name) <= 63 and bool(_NAME_RE.match(name))
+
+
+def valid_label_value(value: str) -> bool:
+    """validation.IsValidLabelValue: empty, or <= 63 chars of [-A-Za-z0-9_.] starting/ending alnum."""
+    return value == "" or (len(value) <= 63 and bool(_NAME_RE.match(value)))
+
+
 def _compile_requirement(r: Requirement, ops: frozenset) -> tuple:
-    # labels.NewRequirement validation (value-count rules; key/value syntax is not re-validated,
-    # UPSTREAM-DIFF: label key/value syntax errors are not detected here, the apiserver rejects them).
+    # labels.NewRequirement validation: key syntax, operator, value count, value syntax.
+    if not valid_label_key(r.key):
+        raise SelectorError(f"key: Invalid value: {r.key!r}: not a valid label key")
+    for v in r.values:
+        if not valid_label_value(v):
+            raise SelectorError(f"values[{r.key}]: Invalid value: {v!r}: not a valid label value")
     if r.operator not in ops:
         raise SelectorError(f"{r.operator!r} is not a valid label selector operator")
     if r.operator in (IN, NOT_IN):
@@ -132,6 +159,9 @@ def _compile_requirement(r: Requirement, ops: frozenset) -> tuple:
 def _compile_label_selector(sel: LabelSelector) -> Selector:
     if sel.invalid:
         raise SelectorError("invalid label selector")
+    for k, v in sel.match_labels:
+        if not valid_label_key(k) or not valid_label_value(v):
+            raise SelectorError(f"matchLabels: Invalid value: {k!r}: {v!r}")
     reqs = [(k, IN, frozenset((v,))) for k, v in sel.match_labels]
     reqs.extend(_compile_requirement(r, _LABEL_OPS) for r in sel.match_expressions)
     # labels.internalSelector sorts requirements by key; order does not change the result.

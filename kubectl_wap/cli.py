@@ -1,0 +1,424 @@
+"""`kubectl wap`: the typer app. Thin: parse options, load the state, call the engine, render.
+
+kubectl passes no global flags to plugins, so every command accepts the kubectl-style flags
+(`-n`, `--context`, `--kubeconfig`) itself, after the subcommand."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from enum import Enum
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+
+from . import __version__
+from .errors import UserError
+
+EXAMPLES_WHATIF = """
+Examples:
+
+  # What would kube-scheduler preempt for the pending PodGroup job-1?
+  kubectl wap whatif podgroup job-1 -n ml
+
+  # Same, on the bundled demo cluster or a saved snapshot, as JSON
+  kubectl wap whatif podgroup job-1 -n ml --demo -o json
+  kubectl wap whatif podgroup job-1 -n ml --snapshot prod.json.gz
+
+  # A hypothetical gang of 16 GPU pods
+  kubectl wap whatif podgroup new-job -n ml --replicas 16 --requests cpu=8,memory=64Gi,nvidia.com/gpu=1 \\
+      --priority-class high-priority --min-count 16 --disruption-mode all
+
+  # A hypothetical group from a manifest (a PodGroup plus one pod template)
+  kubectl wap whatif -f job.yaml --replicas 8
+"""
+
+app = typer.Typer(
+    name="kubectl-wap",
+    help="What-if analysis of Kubernetes workload-aware preemption: which pods and PodGroups kube-scheduler would "
+    "preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Output(str, Enum):
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+SnapshotOpt = Annotated[Optional[str], typer.Option("--snapshot", "-s", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")]
+DemoOpt = Annotated[bool, typer.Option("--demo", help="Use the bundled demo cluster.")]
+KubeconfigOpt = Annotated[Optional[str], typer.Option("--kubeconfig", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")]
+ContextOpt = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
+NamespaceOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
+OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format: table, wide, json or yaml.")]
+ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
+NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers.")]
+GatesOpt = Annotated[Optional[str], typer.Option("--feature-gates", help="kube-scheduler feature gates, e.g. GenericWorkload=true,CompositePodGroup=true,PodGroupPreemptionPolicy=false (our defaults).")]
+TimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")]
+ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
+
+VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "NotEligible": 12, "Invalid": 13}
+
+
+def _console(color: Color, stderr: bool = False):
+    from rich.console import Console
+
+    if color == Color.never or (color == Color.auto and os.environ.get("NO_COLOR")):
+        return Console(stderr=stderr, no_color=True, highlight=False, color_system=None, width=_width())
+    if color == Color.always:
+        return Console(stderr=stderr, force_terminal=True, highlight=False, width=_width())
+    return Console(stderr=stderr, highlight=False, width=_width())
+
+
+def _width() -> int | None:
+    try:
+        return None if sys.stdout.isatty() else 200
+    except (AttributeError, ValueError):
+        return 200
+
+
+def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
+    """User errors end as one line on stderr and exit 2; anything else as one line and exit 1."""
+    try:
+        return fn()
+    except typer.Exit:
+        raise
+    except UserError as e:
+        if debug:
+            traceback.print_exc()
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo("error: interrupted", err=True)
+        raise typer.Exit(130) from None
+    except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
+        if debug:
+            traceback.print_exc()
+        typer.echo(f"error: {type(e).__name__}: {e} (run with --debug for details)", err=True)
+        raise typer.Exit(1) from None
+
+
+def _default_namespace(kubeconfig: str | None, context: str | None, snapshot: str | None, demo: bool) -> str:
+    if snapshot or demo:
+        return "default"
+    try:
+        import yaml
+
+        path = kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or os.path.expanduser("~/.kube/config")
+        with open(path) as f:
+            cfg = yaml.safe_load(f) or {}
+        ctx_name = context or cfg.get("current-context")
+        for c in cfg.get("contexts") or []:
+            if c.get("name") == ctx_name:
+                return (c.get("context") or {}).get("namespace") or "default"
+    except Exception:  # noqa: BLE001 - the namespace default is best effort
+        pass
+    return "default"
+
+
+def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
+    from .snapshot.source import build, raw_source
+
+    if not snapshot and not demo:
+        console = _console(color, stderr=True)
+        with console.status("reading the cluster (read-only)...") as status:
+            def progress(resource: str, n: int) -> None:
+                status.update(f"reading the cluster (read-only): {resource} {n}")
+
+            header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress)
+    else:
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout)
+    return build(header, items, extra)
+
+
+def _emit(doc: Any, output: Output) -> None:
+    if output == Output.json:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    elif output == Output.yaml:
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=120))
+
+
+def _analysis(
+    kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector, toleration,
+    preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates, timeout, color,
+):
+    from .preemption.analyze import analyze
+    from .preemption.gates import parse_gates
+    from .report.document import to_document
+    from .snapshot import hypothetical as hyp
+
+    gates = parse_gates(feature_gates)
+    ns = namespace or _default_namespace(kubeconfig, context, snapshot, demo)
+    extra: list[Any] | None = None
+    if file:
+        from .snapshot.files import load_items
+
+        _, items = load_items(file)
+        extra, kind, ns, name = hyp.from_manifest(items, replicas, namespace)
+    elif replicas is not None or requests:
+        if not kind or not name:
+            raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")
+        if kind.lower() not in ("podgroup", "pg", "podgroups"):
+            raise UserError("flags-only hypothetical objects are PodGroups: whatif podgroup NAME --replicas N ...")
+        spec = hyp.GroupSpec(
+            name=name, namespace=ns, replicas=replicas or 1, requests=hyp.parse_requests(requests or ""),
+            priority_class=priority_class or "", min_count=min_count, disruption_mode=(disruption_mode or "single").lower(),
+            node_selector=hyp.parse_selector(node_selector or []),
+            tolerations=[hyp.parse_toleration(t) for t in toleration or []], preemption_policy=preemption_policy,
+        )
+        extra = hyp.group_from_flags(spec)
+    elif not kind or not name:
+        raise UserError("say what to analyze: whatif podgroup|compositepodgroup|pod NAME, or whatif -f FILE")
+    snap = _load(snapshot, demo, kubeconfig, context, timeout, color, extra)
+    if extra:
+        exists = [o for o in extra if any(
+            (x.namespace, x.name) == (o["metadata"].get("namespace", "default"), o["metadata"]["name"])
+            for x in (snap.pod_groups if o["kind"] == "PodGroup" else [])
+        )]
+        _ = exists  # duplicates are reported by the loader ("the last definition is used")
+    res = analyze(snap, kind, ns, name, gates)
+    source = "demo" if demo else (snapshot or snap.header.source or "cluster")
+    return to_document(res, source=source, gates=gates.spelled()), res
+
+
+def _finish(doc: dict, exit_code: bool) -> None:
+    if exit_code:
+        raise typer.Exit(VERDICT_CODES.get(doc["outcome"], 1))
+
+
+@app.command(epilog=EXAMPLES_WHATIF)
+def whatif(
+    kind: Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod.")] = None,
+    name: Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")] = None,
+    file: Annotated[Optional[str], typer.Option("--filename", "-f", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None,
+    replicas: Annotated[Optional[int], typer.Option("--replicas", help="Hypothetical: number of pods.")] = None,
+    requests: Annotated[Optional[str], typer.Option("--requests", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None,
+    priority_class: Annotated[Optional[str], typer.Option("--priority-class", help="Hypothetical: priorityClassName.")] = None,
+    min_count: Annotated[Optional[int], typer.Option("--min-count", help="Hypothetical: gang minCount (omit for a Basic group).")] = None,
+    disruption_mode: Annotated[Optional[str], typer.Option("--disruption-mode", help="Hypothetical: single or all.")] = None,
+    node_selector: Annotated[Optional[list[str]], typer.Option("--node-selector", help="Hypothetical: key=value (repeatable).")] = None,
+    toleration: Annotated[Optional[list[str]], typer.Option("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None,
+    preemption_policy: Annotated[Optional[str], typer.Option("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None,
+    snapshot: SnapshotOpt = None,
+    demo: DemoOpt = False,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    output: OutputOpt = Output.table,
+    color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False,
+    feature_gates: GatesOpt = None,
+    request_timeout: TimeoutOpt = 30.0,
+    exit_code: ExitCodeOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
+
+    def run() -> dict:
+        doc, _ = _analysis(kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector,
+                           toleration, preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates,
+                           request_timeout, color)
+        if output in (Output.json, Output.yaml):
+            _emit(doc, output)
+        else:
+            from .report.tables import render_whatif
+
+            render_whatif(doc, _console(color), wide=output == Output.wide, no_headers=no_headers)
+        return doc
+
+    doc = _guard(debug, run)
+    _finish(doc, exit_code)
+
+
+@app.command(epilog="Examples:\n\n  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod urgent-report -n batch --snapshot prod.json.gz\n")
+def explain(
+    kind: Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod.")] = None,
+    name: Annotated[Optional[str], typer.Argument(help="Name of the pending object.")] = None,
+    file: Annotated[Optional[str], typer.Option("--filename", "-f", help="Hypothetical objects, as for whatif.")] = None,
+    replicas: Annotated[Optional[int], typer.Option("--replicas")] = None,
+    snapshot: SnapshotOpt = None,
+    demo: DemoOpt = False,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    output: OutputOpt = Output.table,
+    color: ColorOpt = Color.auto,
+    feature_gates: GatesOpt = None,
+    request_timeout: TimeoutOpt = 30.0,
+    debug: DebugOpt = False,
+) -> None:
+    """Explain the decision step by step: priority and policy, validation, candidates in importance order, PDBs,
+    the placement, and every reprieve attempt with its verdict."""
+
+    def run() -> None:
+        doc, _ = _analysis(kind, name, file, replicas, None, None, None, None, None, None, None, snapshot, demo,
+                           kubeconfig, context, namespace, feature_gates, request_timeout, color)
+        if output in (Output.json, Output.yaml):
+            _emit(doc, output)
+        else:
+            from .report.tables import render_explain
+
+            render_explain(doc, _console(color))
+
+    _guard(debug, run)
+
+
+@app.command(epilog="Examples:\n\n  kubectl wap rank --priority 1000000 --demo\n  kubectl wap rank -o json --snapshot prod.json.gz\n")
+def rank(
+    priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit).")] = None,
+    snapshot: SnapshotOpt = None,
+    demo: DemoOpt = False,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="List units of every namespace (the default).")] = False,
+    output: OutputOpt = Output.table,
+    color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False,
+    feature_gates: GatesOpt = None,
+    request_timeout: TimeoutOpt = 30.0,
+    debug: DebugOpt = False,
+) -> None:
+    """List every preemption unit a preemptor of priority P could take, in the order workload-aware preemption
+    tries to spare them (most important first)."""
+
+    def run() -> None:
+        from .preemption.gates import parse_gates
+        from .preemption.ranking import rank_units
+        from .report.document import rank_document
+
+        gates = parse_gates(feature_gates)
+        snap = _load(snapshot, demo, kubeconfig, context, request_timeout, color)
+        ranked = rank_units(snap, priority, gates)
+        doc = rank_document(ranked, priority, None if all_namespaces else namespace)
+        if output in (Output.json, Output.yaml):
+            _emit(doc, output)
+        else:
+            from .report.tables import render_rank
+
+            render_rank(doc["units"], _console(color), wide=output == Output.wide, no_headers=no_headers)
+
+    _guard(debug, run)
+
+
+@app.command(epilog="Examples:\n\n  kubectl wap snapshot -o prod.json.gz\n  kubectl wap snapshot -o - --context prod > prod.json\n")
+def snapshot(
+    out: Annotated[str, typer.Option("--output", "-o", help="File to write (gzip when it ends in .gz; - for stdout).")] = "snapshot.json.gz",
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    request_timeout: TimeoutOpt = 30.0,
+    redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with stable keyed hashes.")] = False,
+    color: ColorOpt = Color.auto,
+    debug: DebugOpt = False,
+) -> None:
+    """Capture the cluster's scheduling state (read-only) into a snapshot file to analyze later or share."""
+
+    def run() -> None:
+        from .snapshot.live import load_live
+        from .snapshot.save import write_snapshot
+
+        console = _console(color, stderr=True)
+        with console.status("reading the cluster (read-only)...") as status:
+            def progress(resource: str, n: int) -> None:
+                status.update(f"reading the cluster (read-only): {resource} {n}")
+
+            header, items = load_live(kubeconfig, context, None, request_timeout, progress)
+        if redact:
+            from .snapshot.redact import redact_items
+
+            items = redact_items(items)
+            header["redacted"] = True
+        write_snapshot(out, header, items)
+        for w in header.get("warnings", []):
+            console.print(f"Warning: {w}", highlight=False)
+        if out != "-":
+            counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
+            console.print(f"wrote {out}: {counts}", highlight=False)
+
+    _guard(debug, run)
+
+
+@app.command()
+def completion() -> None:
+    """How to install shell completion for `kubectl wap` (kubectl >= 1.26 uses kubectl_complete-wap)."""
+    typer.echo(
+        "kubectl completes plugin arguments by running `kubectl_complete-wap` from your PATH.\n"
+        "It is installed next to kubectl-wap by `pip install kubectl-wap`. With Krew, link it once:\n"
+        "  ln -s \"$(command -v kubectl-wap)\" \"$(dirname \"$(command -v kubectl-wap)\")/kubectl_complete-wap\"\n"
+        "Then enable kubectl's own completion, e.g. `source <(kubectl completion bash)`."
+    )
+
+
+@app.command()
+def version() -> None:
+    """Print the kubectl-wap version."""
+    typer.echo(f"kubectl-wap {__version__}")
+
+
+COMMANDS = ["whatif", "explain", "rank", "snapshot", "completion", "version"]
+KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
+
+
+def complete_main() -> None:
+    """`kubectl_complete-wap __complete ARGS... PARTIAL`: Cobra-style completion for kubectl."""
+    args = sys.argv[1:]
+    if args and args[0] in ("__complete", "__completeNoDesc"):
+        args = args[1:]
+    partial = args[-1] if args else ""
+    words = args[:-1]
+    if not words:
+        cands = COMMANDS
+    elif words[0] in ("whatif", "explain") and len(words) == 1:
+        cands = KIND_WORDS
+    elif partial.startswith("-"):
+        cands = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates", "--debug"]
+    else:
+        cands = []
+    for c in cands:
+        if c.startswith(partial):
+            print(c)
+    print(":4")  # ShellCompDirectiveNoFileComp
+
+
+def main() -> None:
+    try:
+        rv = app(standalone_mode=False)
+        sys.exit(rv if isinstance(rv, int) else 0)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except SystemExit:
+        raise
+    except Exception as e:  # click usage errors and anything that escaped
+        import click
+
+        if isinstance(e, click.exceptions.UsageError):
+            typer.echo(f"error: {e.format_message()}", err=True)
+            sys.exit(2)
+        if isinstance(e, click.exceptions.Abort):
+            sys.exit(130)
+        if isinstance(e, click.ClickException):
+            typer.echo(f"error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

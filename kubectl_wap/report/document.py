@@ -1,0 +1,141 @@
+"""The WhatIfReport document: the stable JSON/YAML contract (schema: report/schema.json).
+
+Field names are a contract with scripts and with independent checkers: add fields freely, never
+rename or remove one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Pod
+from ..preemption.result import Result, UnitVerdict
+from ..preemption.units import VictimUnit
+
+API_VERSION = "kubectl-wap/v1alpha1"
+
+
+def unit_ref(u: VictimUnit) -> dict[str, Any]:
+    ref: dict[str, Any] = {
+        "kind": u.kind,
+        "namespace": u.namespace,
+        "name": u.name,
+        "disruptionMode": u.disruption_mode or None,
+        "priority": u.priority,
+        "pods": len(u.pods),
+    }
+    if u.group:
+        ref["podGroup"] = u.group
+    return ref
+
+
+def _pod_ref(p: Pod, node: str | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"namespace": p.namespace, "name": p.name}
+    if node is not None:
+        d["node"] = node
+    return d
+
+
+def _victims(res: Result) -> list[dict[str, Any]]:
+    out = []
+    for v in res.victims:
+        for p in v.unit.pods:
+            out.append(
+                {
+                    "namespace": p.namespace,
+                    "name": p.name,
+                    "node": p.node_name,
+                    "priority": v.unit.priority,
+                    "podPriority": p.priority or 0,
+                    "priorityClassName": p.priority_class_name or None,
+                    "unit": unit_ref(v.unit),
+                    "violatesPDB": v.violates_pdb,
+                    "pdbs": v.pdbs,
+                    "reason": v.reason,
+                }
+            )
+    return out
+
+
+def _reprieved(v: UnitVerdict) -> dict[str, Any]:
+    return {
+        "unit": unit_ref(v.unit),
+        "pods": [_pod_ref(p, p.node_name) for p in v.unit.pods],
+        "violatesPDB": v.violates_pdb,
+        "reason": v.reason,
+    }
+
+
+def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any]:
+    pre = res.preemptor
+    doc: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "WhatIfReport",
+        "preemptor": {
+            "kind": pre.kind,
+            "namespace": pre.namespace,
+            "name": pre.name,
+            "priority": pre.priority,
+            "prioritySource": pre.priority_source,
+            "preemptionPolicy": pre.preemption_policy,
+            "preemptionPolicySource": pre.policy_source,
+            "pods": len(pre.pods),
+            "runningPods": len(pre.running),
+        },
+        "algorithm": res.algorithm,
+        "outcome": res.outcome,
+        "message": res.message,
+        "placements": [{"pod": _pod_ref(p), "node": n} for p, n in res.placements],
+        "unplaced": [{"pod": _pod_ref(p), "message": m} for p, m in res.unplaced],
+        "victims": _victims(res),
+        "victimUnits": [
+            {"unit": unit_ref(v.unit), "pods": [_pod_ref(p, p.node_name) for p in v.unit.pods], "violatesPDB": v.violates_pdb, "reason": v.reason}
+            for v in res.victims
+        ],
+        "reprieved": [_reprieved(v) for v in res.reprieved],
+        "summary": {
+            "victimPods": sum(len(v.unit.pods) for v in res.victims),
+            "victimUnits": len(res.victims),
+            "reprievedUnits": len(res.reprieved),
+            "pdbViolations": res.num_pdb_violations,
+            "placedPods": len(res.placements),
+        },
+        "explanation": list(res.steps),
+        "warnings": list(res.warnings),
+        "source": source,
+        "featureGates": gates,
+    }
+    if res.algorithm == "default":
+        doc["nominatedNode"] = res.nominated_node
+        doc["candidateNodes"] = res.node_candidates
+    elif res.nominated_node:
+        doc["nominatedNode"] = res.nominated_node
+    return doc
+
+
+def rank_document(ranked: tuple[int, list], priority_arg: int | None, namespace: str | None) -> dict[str, Any]:
+    from datetime import datetime, timezone
+
+    priority, rows = ranked
+    units = []
+    for i, r in enumerate(rows, 1):
+        u = r.unit
+        if namespace and u.namespace != namespace:
+            continue
+        start = u.earliest_start
+        units.append(
+            {
+                "rank": i,
+                "kind": u.kind,
+                "namespace": u.namespace,
+                "name": u.name,
+                "disruptionMode": u.disruption_mode or None,
+                "priority": u.priority,
+                "prioritySource": u.priority_source,
+                "pods": len(u.pods),
+                "earliestStart": None if start == float("inf") else datetime.fromtimestamp(start, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "violatesPDB": r.violating,
+                "pdbs": r.pdbs,
+                "nodes": r.nodes,
+            }
+        )
+    return {"apiVersion": API_VERSION, "kind": "RankReport", "preemptorPriority": priority, "units": units}

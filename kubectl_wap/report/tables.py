@@ -1,0 +1,103 @@
+"""Human renderings of a report: rich tables for `whatif`, numbered steps for `explain`, and the
+importance ranking for `rank`. Only this module and the CLI print."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+_OUTCOME_STYLE = {
+    "NoPreemptionNeeded": "bold green",
+    "Preempt": "bold yellow",
+    "Unschedulable": "bold red",
+    "NotEligible": "bold magenta",
+    "Invalid": "bold red",
+}
+
+
+def _table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> Table:
+    t = Table(title=title, box=box.SIMPLE, show_header=not no_headers, title_justify="left", pad_edge=False)
+    for h in headers:
+        t.add_column(h, overflow="fold")
+    for r in rows:
+        t.add_row(*[("" if c is None else str(c)) for c in r])
+    return t
+
+
+def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: bool = False) -> None:
+    pre = doc["preemptor"]
+    style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
+    s = doc["summary"]
+    verdict = {
+        "Preempt": f"{s['victimPods']} pod(s) in {s['victimUnits']} unit(s) would be preempted; {s['reprievedUnits']} candidate unit(s) spared",
+        "NoPreemptionNeeded": f"fits without preemption ({s['placedPods']} pod(s) placed)",
+    }.get(doc["outcome"], doc["message"])
+    console.print(f"[{style}]{doc['outcome']}[/]: {verdict}", highlight=False)
+    console.print(
+        f"Preemptor: {pre['kind']} {pre['namespace']}/{pre['name']}  priority {pre['priority']}  "
+        f"policy {pre['preemptionPolicy']}  pending pods {pre['pods']}  running {pre['runningPods']}",
+        highlight=False,
+    )
+    if doc["message"] and doc["outcome"] in ("Preempt", "NoPreemptionNeeded"):
+        console.print(f"Message: {doc['message']}", highlight=False)
+    for w in doc["warnings"]:
+        console.print(f"[yellow]Warning:[/] {w}", highlight=False)
+    if doc["placements"]:
+        per: dict[str, list[str]] = {}
+        for pl in doc["placements"]:
+            per.setdefault(pl["node"], []).append(pl["pod"]["name"])
+        rows = [[n, len(p), ", ".join(p) if wide else _short(p)] for n, p in sorted(per.items())]
+        console.print(_table("Placement", ["NODE", "PODS", "NAMES"], rows, no_headers))
+    if doc["victimUnits"]:
+        rows = []
+        for v in doc["victimUnits"]:
+            u = v["unit"]
+            nodes = sorted({p["node"] for p in v["pods"]})
+            row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
+                   ", ".join(nodes), "yes" if v["violatesPDB"] else "no"]
+            if wide:
+                row.append(v["reason"])
+            rows.append(row)
+        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "PDB"] + (["REASON"] if wide else [])
+        console.print(_table("Victims", headers, rows, no_headers))
+    if doc["reprieved"]:
+        rows = []
+        for v in doc["reprieved"]:
+            u = v["unit"]
+            row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
+                   "yes" if v["violatesPDB"] else "no"]
+            if wide:
+                row.append(v["reason"])
+            rows.append(row)
+        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "PDB"] + (["REASON"] if wide else [])
+        console.print(_table("Spared (reprieved)", headers, rows, no_headers))
+    if doc.get("unplaced") and wide:
+        rows = [[f"{u['pod']['namespace']}/{u['pod']['name']}", u["message"]] for u in doc["unplaced"]]
+        console.print(_table("Not placed", ["POD", "WHY"], rows, no_headers))
+
+
+def _short(names: list[str], n: int = 4) -> str:
+    return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
+
+
+def render_explain(doc: dict, console: Console) -> None:
+    console.print(f"Outcome: {doc['outcome']}: {doc['message']}", highlight=False)
+    for i, s in enumerate(doc["explanation"], 1):
+        console.print(f"{i:>3}. {s}", highlight=False)
+    for w in doc["warnings"]:
+        console.print(f"[yellow]Warning:[/] {w}", highlight=False)
+
+
+def render_rank(rows: list[dict], console: Console, wide: bool = False, no_headers: bool = False) -> None:
+    headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "PDB"] + (["NODES"] if wide else [])
+    out = []
+    for r in rows:
+        row = [r["rank"], f"{r['namespace']}/{r['name']}", r["kind"], r["disruptionMode"] or "-", r["priority"], r["pods"],
+               r["earliestStart"] or "-", "violates" if r["violatesPDB"] else "-"]
+        if wide:
+            row.append(", ".join(r["nodes"]))
+        out.append(row)
+    console.print(_table(None, headers, out, no_headers))

@@ -1,0 +1,176 @@
+"""Hypothetical work: a PodGroup (or CompositePodGroup tree) and its pods from a manifest file,
+or built from flags. Produces raw Kubernetes objects that go through priority admission like any
+hand-written object (they usually carry priorityClassName, not spec.priority)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UserError
+from ..quantity import QuantityError, parse_quantity
+
+CREATED = "2099-01-01T00:00:00Z"  # newer than anything running: a hypothetical object is the latest
+
+
+@dataclass
+class GroupSpec:
+    name: str
+    namespace: str
+    replicas: int
+    requests: dict[str, str] = field(default_factory=dict)
+    priority_class: str = ""
+    min_count: int | None = None
+    disruption_mode: str = "single"
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[dict[str, str]] = field(default_factory=list)
+    preemption_policy: str | None = None
+
+
+def parse_requests(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in filter(None, (x.strip() for x in (text or "").split(","))):
+        if "=" not in part:
+            raise UserError(f"invalid --requests entry {part!r}: want NAME=QUANTITY, e.g. cpu=8,memory=64Gi")
+        k, v = (x.strip() for x in part.split("=", 1))
+        try:
+            if parse_quantity(v) < 0:
+                raise UserError(f"invalid --requests {k}={v}: must not be negative")
+        except QuantityError as e:
+            raise UserError(f"invalid --requests {k}={v}: {e}") from None
+        out[k] = v
+    return out
+
+
+def parse_selector(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for it in items:
+        for part in filter(None, (x.strip() for x in it.split(","))):
+            if "=" not in part:
+                raise UserError(f"invalid --node-selector {part!r}: want key=value")
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def parse_toleration(text: str) -> dict[str, str]:
+    """key=value:Effect, key:Effect, key=value, or key (Exists)."""
+    effect = ""
+    body = text
+    if ":" in text:
+        body, effect = text.rsplit(":", 1)
+        if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute", ""):
+            raise UserError(f"invalid --toleration {text!r}: effect must be NoSchedule, PreferNoSchedule or NoExecute")
+    if "=" in body:
+        k, v = body.split("=", 1)
+        tol = {"key": k, "operator": "Equal", "value": v}
+    else:
+        tol = {"key": body, "operator": "Exists"}
+    if effect:
+        tol["effect"] = effect
+    return tol
+
+
+def group_from_flags(spec: GroupSpec) -> list[dict[str, Any]]:
+    if spec.replicas < 1:
+        raise UserError("--replicas must be at least 1")
+    if spec.disruption_mode not in ("single", "all"):
+        raise UserError("--disruption-mode must be single or all")
+    if spec.min_count is not None and spec.min_count < 1:
+        raise UserError("--min-count must be at least 1")
+    pg_spec: dict[str, Any] = {
+        "schedulingPolicy": {"gang": {"minCount": spec.min_count}} if spec.min_count else {"basic": {}},
+        "disruptionMode": {spec.disruption_mode: {}},
+    }
+    if spec.priority_class:
+        pg_spec["priorityClassName"] = spec.priority_class
+    if spec.preemption_policy:
+        pg_spec["preemptionPolicy"] = spec.preemption_policy
+    pg = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"namespace": spec.namespace, "name": spec.name, "uid": f"hypothetical-{spec.namespace}-{spec.name}", "creationTimestamp": CREATED},
+        "spec": pg_spec,
+    }
+    template = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"namespace": spec.namespace, "name": spec.name, "creationTimestamp": CREATED},
+        "spec": {
+            "schedulingGroup": {"podGroupName": spec.name},
+            "containers": [{"name": "main", "image": "hypothetical", "resources": {"requests": dict(spec.requests)}}],
+        },
+        "status": {"phase": "Pending"},
+    }
+    if spec.priority_class:
+        template["spec"]["priorityClassName"] = spec.priority_class
+    if spec.preemption_policy:
+        template["spec"]["preemptionPolicy"] = spec.preemption_policy
+    if spec.node_selector:
+        template["spec"]["nodeSelector"] = dict(spec.node_selector)
+    if spec.tolerations:
+        template["spec"]["tolerations"] = list(spec.tolerations)
+    return [pg] + replicate(template, spec.replicas)
+
+
+def replicate(template: dict[str, Any], n: int) -> list[dict[str, Any]]:
+    base = template["metadata"]["name"]
+    ns = template["metadata"].get("namespace", "default")
+    out = []
+    for i in range(n):
+        p = copy.deepcopy(template)
+        p["metadata"]["name"] = f"{base}-{i}"
+        p["metadata"]["uid"] = f"hypothetical-{ns}-{base}-{i}"
+        p["metadata"].setdefault("creationTimestamp", CREATED)
+        p["spec"].pop("nodeName", None)
+        p.setdefault("status", {})["phase"] = "Pending"
+        out.append(p)
+    return out
+
+
+def from_manifest(items: list[Any], replicas: int | None, namespace: str | None) -> tuple[list[dict[str, Any]], str, str, str]:
+    """Objects of a `whatif -f` file -> (raw objects, kind, namespace, name of the preemptor)."""
+    objs = [o for o in items if isinstance(o, dict)]
+    if not objs:
+        raise UserError("the -f file holds no Kubernetes objects")
+    for o in objs:
+        md = o.setdefault("metadata", {})
+        if namespace and not md.get("namespace") and o.get("kind") in ("Pod", "PodGroup", "CompositePodGroup"):
+            md["namespace"] = namespace
+        md.setdefault("creationTimestamp", CREATED)
+        if o.get("kind") in ("Pod", "PodGroup", "CompositePodGroup"):
+            md.setdefault("uid", f"hypothetical-{md.get('namespace', 'default')}-{md.get('name')}")
+    pgs = [o for o in objs if o.get("kind") == "PodGroup"]
+    cpgs = [o for o in objs if o.get("kind") == "CompositePodGroup"]
+    pods = [o for o in objs if o.get("kind") == "Pod"]
+    others = [o for o in objs if o.get("kind") not in ("Pod", "PodGroup", "CompositePodGroup")]
+    if others:
+        raise UserError(f"the -f file may hold only PodGroups, CompositePodGroups and Pods, found {others[0].get('kind')!r}")
+    if replicas is not None:
+        if len(pods) != 1:
+            raise UserError("--replicas needs exactly one Pod template in the -f file")
+        pods = replicate(pods[0], replicas)
+    for p in pods:
+        p.get("spec", {}).pop("nodeName", None)
+    roots = [c for c in cpgs if not c.get("spec", {}).get("parentCompositePodGroupName")]
+    if cpgs:
+        if len(roots) != 1:
+            raise UserError("the -f file must hold exactly one root CompositePodGroup")
+        r = roots[0]
+        kind = "compositepodgroup"
+    elif pgs:
+        if len(pgs) != 1:
+            raise UserError("the -f file must hold exactly one PodGroup (or a CompositePodGroup tree)")
+        r = pgs[0]
+        kind = "podgroup"
+        if replicas is not None:
+            for p in pods:
+                p["spec"]["schedulingGroup"] = {"podGroupName": r["metadata"]["name"]}
+    else:
+        if len(pods) != 1:
+            raise UserError("without a PodGroup the -f file must hold exactly one Pod")
+        r = pods[0]
+        kind = "pod"
+    md = r["metadata"]
+    return pgs + cpgs + pods, kind, md.get("namespace", "default"), md["name"]

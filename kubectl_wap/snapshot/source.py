@@ -1,0 +1,57 @@
+"""Where the cluster state comes from: a snapshot file, the bundled demo, or a live cluster.
+Returns raw items so hypothetical objects can be added before the model is built once."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import UserError
+from ..model import Snapshot, SnapshotHeader
+from .convert import build_snapshot
+from .files import _fill_header, load_items
+
+DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
+
+
+def raw_source(
+    snapshot: str | None,
+    demo: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: float = 30.0,
+    progress: Callable[[str, int], None] | None = None,
+) -> tuple[SnapshotHeader, list[Any]]:
+    if snapshot and demo:
+        raise UserError("use either --snapshot or --demo, not both")
+    if demo:
+        if not DEMO_PATH.exists():
+            raise UserError("the bundled demo snapshot is missing from this installation")
+        return load_items(DEMO_PATH)
+    if snapshot:
+        return load_items(snapshot)
+    from .live import load_live  # lazily: importing the kubernetes client is slow
+
+    # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
+    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress)
+    header = SnapshotHeader(source=f"cluster {header_dict.get('server', {}).get('url', '')}")
+    _fill_header(header, header_dict)
+    return header, items
+
+
+def build(header: SnapshotHeader, items: list[Any], extra: list[Any] | None = None, extra_warnings: list[str] | None = None) -> Snapshot:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        snap = build_snapshot(items + (extra or []), header)
+    finally:
+        if enabled:
+            gc.enable()
+    if header.forbidden:
+        snap.warnings.insert(0, f"these lists were forbidden when the snapshot was taken: {', '.join(header.forbidden)}; the answer may differ from the scheduler's")
+    if header.not_served:
+        snap.warnings.insert(0, f"not served by the API server: {', '.join(header.not_served)}")
+    for w in list(header.warnings) + list(extra_warnings or []):
+        snap.warnings.append(w)
+    return snap

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class BuiltForTests:
     result: B.Built
     stub_cli: bool
     workdir: Path
+    started: float  # time.time() when the build began (sources edited later may differ)
 
     def extract(self, dest: Path) -> Path:
         """Unpack the archive like krew does; return the path of the kubectl-wap executable."""
@@ -55,6 +57,7 @@ def built_archive(workdir: Path) -> BuiltForTests:
     manifest.write_text(original, encoding="utf-8")
     stub = not real_cli_exists()
     out = workdir / "dist"
+    started = time.time()
     results = B.build(
         [B.host_target().name], out=out, stub_cli=stub, update_manifest=manifest, quiet=True
     )
@@ -62,7 +65,7 @@ def built_archive(workdir: Path) -> BuiltForTests:
     _BUILT = BuiltForTests(
         archive=Path(result.path), host_archive=out / f"{B.DIST_NAME}.tar.gz",
         manifest=manifest, original_manifest_text=original, result=result, stub_cli=stub,
-        workdir=workdir,
+        workdir=workdir, started=started,
     )
     return _BUILT
 

@@ -15,8 +15,10 @@ def _policy(p: str | None) -> str:
 
 
 def validate_group_pods(root: Group, pods: list[Pod], policy_gate: bool) -> str | None:
-    """First validation error over every pod of the hierarchy (scheduled and unscheduled), or
-    None. Error strings are upstream's, verbatim."""
+    """First validation error over every pod of the hierarchy, unscheduled pods first, then the
+    scheduled ones (validateScheduledPods), or None. The first pod sets the reference scheduler
+    name (and, with the PodGroupPreemptionPolicy gate off, the reference policy); messages print
+    the offending pod's value first. Error strings are upstream's, verbatim."""
     if not pods:
         return None
     first = pods[0]
@@ -25,7 +27,7 @@ def validate_group_pods(root: Group, pods: list[Pod], policy_gate: bool) -> str 
         if p.scheduler_name != first.scheduler_name:
             return (
                 "all pods in a single pod group should have the same .spec.schedulerName set, "
-                f'got: "{first.scheduler_name}" and "{p.scheduler_name}"'
+                f'got: "{p.scheduler_name}" and "{first.scheduler_name}"'
             )
         if (p.priority or 0) != root_prio:
             return (
@@ -41,8 +43,12 @@ def validate_group_pods(root: Group, pods: list[Pod], policy_gate: bool) -> str 
         elif _policy(p.preemption_policy) != _policy(first.preemption_policy):
             return (
                 "all pods in a single pod group should have the same preemption policy, "
-                f"got {_policy(first.preemption_policy)} and {_policy(p.preemption_policy)}"
+                f"got {_policy(p.preemption_policy)} and {_policy(first.preemption_policy)}"
             )
+    if first.scheduler_name != DEFAULT_SCHEDULER:
+        # UPSTREAM-DIFF: we model only the default-scheduler profile; a group for another
+        # scheduler would be ignored by kube-scheduler, and we say so the way validation does.
+        return f'profile not found for scheduler name "{first.scheduler_name}"'
     return None
 
 

@@ -123,7 +123,10 @@ def preempt_for_group(
         for p in state.pods_on(idx):
             if effective_priority(p, index, generic_workload)[0] < prio and p.terminating_by_preemption:
                 res.outcome = NOT_ELIGIBLE
-                res.message = PREFIX + "not eligible due to a terminating pod on the nominated node."
+                # isOngoingPreemption (PR #138710): newer code returns Success with the members'
+                # current nominations and picks no new victims; v1.36 reported the group
+                # ineligible. Either way nothing new is preempted: our contract says NotEligible.
+                res.message = PREFIX + f"ongoing preemption on nominated nodes ({nn}): not eligible due to a terminating pod on the nominated node."
                 res.nominated_node = nn
                 steps.append(
                     f"Ongoing preemption: {p.key} on nominated node {nn} is terminating by preemption; "

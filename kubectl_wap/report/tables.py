@@ -65,7 +65,14 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         console.print(_table("Victims", headers, rows, no_headers))
     if doc["reprieved"]:
         rows = []
-        for v in doc["reprieved"]:
+        placed_nodes = {pl["node"] for pl in doc["placements"]}
+        shown = doc["reprieved"]
+        if not wide:
+            # Without -o wide, show the spared units that shared a node with the preemptor's
+            # placement (the interesting decisions); count the rest.
+            shown = [v for v in shown if placed_nodes & {p["node"] for p in v["pods"]}]
+        hidden = len(doc["reprieved"]) - len(shown)
+        for v in shown:
             u = v["unit"]
             row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
                    "yes" if v["violatesPDB"] else "no"]
@@ -73,7 +80,11 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
                 row.append(v["reason"])
             rows.append(row)
         headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "PDB"] + (["REASON"] if wide else [])
-        console.print(_table("Spared (reprieved)", headers, rows, no_headers))
+        title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
+        if rows:
+            console.print(_table(title, headers, rows, no_headers))
+        if hidden:
+            console.print(f"{hidden} more candidate unit(s) on other nodes were spared (-o wide lists them).", highlight=False)
     if doc.get("unplaced") and wide:
         rows = [[f"{u['pod']['namespace']}/{u['pod']['name']}", u["message"]] for u in doc["unplaced"]]
         console.print(_table("Not placed", ["POD", "WHY"], rows, no_headers))

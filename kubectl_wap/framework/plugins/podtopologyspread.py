@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ...model import Pod, TopologySpreadConstraint
+from ...model import Pod
 from ..status import ERROR, OK, Status, unresolvable, unschedulable
 from .selectors import IN, Selector, SelectorError, compile_label_selector, find_untolerated_taint, node_matches_pod_node_affinity
 

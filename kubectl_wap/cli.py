@@ -195,7 +195,16 @@ def _analysis(
         _ = exists  # duplicates are reported by the loader ("the last definition is used")
     res = analyze(snap, kind, ns, name, gates)
     source = "demo" if demo else (snapshot or snap.header.source or "cluster")
-    return to_document(res, source=source, gates=gates.spelled()), res
+    # snap and gates go back too: the autoscale what-if re-runs the engine on a grown cluster.
+    return to_document(res, source=source, gates=gates.spelled()), (snap, gates)
+
+
+def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | None) -> dict:
+    from .autoscale import autoscale_section
+
+    snap, gates = res
+    pre = doc["preemptor"]
+    return autoscale_section(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates, templates, multiplier)
 
 
 def _finish(doc: dict, exit_code: bool) -> None:
@@ -216,6 +225,9 @@ def whatif(
     node_selector: Annotated[Optional[list[str]], typer.Option("--node-selector", help="Hypothetical: key=value (repeatable).")] = None,
     toleration: Annotated[Optional[list[str]], typer.Option("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None,
     preemption_policy: Annotated[Optional[str], typer.Option("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None,
+    autoscale: Annotated[bool, typer.Option("--autoscale", help="Also answer: would adding nodes avoid this preemption? (side by side: preempt, add nodes, mixed).")] = False,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
+    overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
     snapshot: SnapshotOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
@@ -232,15 +244,22 @@ def whatif(
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
 
     def run() -> dict:
-        doc, _ = _analysis(kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector,
-                           toleration, preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates,
-                           request_timeout, color)
+        doc, res = _analysis(kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector,
+                             toleration, preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates,
+                             request_timeout, color)
+        if autoscale or node_templates or overschedule_multiplier is not None:
+            doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
         if output in (Output.json, Output.yaml):
             _emit(doc, output)
         else:
             from .report.tables import render_whatif
 
-            render_whatif(doc, _console(color), wide=output == Output.wide, no_headers=no_headers)
+            console = _console(color)
+            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers)
+            if "autoscale" in doc:
+                from .report.tables import render_autoscale
+
+                render_autoscale(doc["autoscale"], console, no_headers=no_headers)
         return doc
 
     doc = _guard(debug, run)

@@ -7,6 +7,7 @@ Mirrors apimachinery `resource.ParseQuantity` grammar and the two readings the s
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -42,6 +43,9 @@ def parse_quantity(text: object) -> Fraction:
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
+        # JSON `1e999` / YAML `.inf` load as inf; nan is no quantity either.
+        if not math.isfinite(text):
+            raise QuantityError(f"quantity must be a finite number, got {text!r}")
         return Fraction(str(text))
     if not isinstance(text, str):
         raise QuantityError(f"quantity must be a string, got {type(text).__name__}")

@@ -96,9 +96,10 @@ def _extract(archive, target, abi):
     import zipfile
 
     parent = os.path.dirname(target)
-    if not os.path.isdir(parent):
-        os.makedirs(parent)
-    if os.path.isdir(target):  # left without its marker: an interrupted copy, or a cleaned cache
+    os.makedirs(parent, exist_ok=True)  # other kubectl-wap processes may race us here
+    if os.path.exists(os.path.join(target, _MARKER)):
+        return  # another kubectl-wap process finished unpacking meanwhile
+    if os.path.isdir(target):  # left without its marker: a cache cleaner removed files
         shutil.rmtree(target, ignore_errors=True)
     tmp = tempfile.mkdtemp(prefix=".tmp-%s-" % abi, dir=parent)
     try:
@@ -116,9 +117,7 @@ def _extract(archive, target, abi):
                 if not rel or name.endswith("/") or ".." in parts or rel.startswith("/"):
                     continue
                 dest = os.path.join(tmp, *parts)
-                ddir = os.path.dirname(dest)
-                if not os.path.isdir(ddir):
-                    os.makedirs(ddir)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
                 with zf.open(info) as src, open(dest, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 mode = (info.external_attr >> 16) & 0o777

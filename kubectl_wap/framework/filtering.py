@@ -170,12 +170,9 @@ def cross_node_plugins() -> list[Any]:
     """PodTopologySpread then InterPodAffinity, the default profile's Filter order."""
     global _CROSS
     if _CROSS is None:
-        try:
-            from .plugins import interpodaffinity, podtopologyspread
+        from .plugins import interpodaffinity, podtopologyspread
 
-            _CROSS = [podtopologyspread.PLUGIN, interpodaffinity.PLUGIN]
-        except ImportError:  # TEMPORARY while the plugins land
-            return []
+        _CROSS = [podtopologyspread.PLUGIN, interpodaffinity.PLUGIN]
     return _CROSS
 
 

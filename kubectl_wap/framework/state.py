@@ -55,6 +55,9 @@ class ClusterState:
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
         self.anti_affinity_pods: dict[str, int] = {}
+        # Pods with any pod (anti-)affinity term: they score every incoming pod (InterPodAffinity
+        # reads this instead of scanning all pods).
+        self.affinity_pods: dict[str, int] = {}
         self.ignored_pods: list[Pod] = []
         for p in pods:
             if p.scheduled:
@@ -104,8 +107,12 @@ class ClusterState:
             self.where[pod.uid] = idx
             for hp in pod.host_ports:
                 self.ports[idx][hp] += 1
-            if pod.affinity is not None and pod.affinity.pod_anti_affinity_required:
-                self.anti_affinity_pods[pod.uid] = idx
+            a = pod.affinity
+            if a is not None:
+                if a.pod_anti_affinity_required:
+                    self.anti_affinity_pods[pod.uid] = idx
+                if a.pod_affinity_required or a.pod_anti_affinity_required or a.pod_affinity_preferred or a.pod_anti_affinity_preferred:
+                    self.affinity_pods[pod.uid] = idx
         else:
             self.requested[idx, cols] -= amts
             self.nonzero[idx, 0] -= pod.nonzero_requests[0]
@@ -118,6 +125,7 @@ class ClusterState:
                 if self.ports[idx][hp] <= 0:
                     del self.ports[idx][hp]
             self.anti_affinity_pods.pop(pod.uid, None)
+            self.affinity_pods.pop(pod.uid, None)
         self.version += 1
 
     def add_pod(self, pod: Pod, node_idx: int) -> None:

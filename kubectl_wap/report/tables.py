@@ -112,3 +112,28 @@ def render_rank(rows: list[dict], console: Console, wide: bool = False, no_heade
             row.append(", ".join(r["nodes"]))
         out.append(row)
     console.print(_table(None, headers, out, no_headers))
+
+
+def render_autoscale(a: dict, console: Console, no_headers: bool = False) -> None:
+    """Options side by side: A) preempt, B) add nodes, C) mixed."""
+    pre = a.get("preempt") or {}
+    add = a.get("addNodes")
+    rows = [["A) preempt", f"{pre.get('victimPods', 0)} pod(s) in {pre.get('victimUnits', 0)} unit(s)",
+             ", ".join(pre.get("priorityClasses") or []) or "-", "-"]]
+    if add:
+        nodes = ", ".join(f"{n['count']} x {n['template']}" for n in add["nodes"])
+        cost = add.get("costPerHour")
+        rows.append(["B) add nodes", nodes, "no preemption", f"{cost:g}/h" if cost is not None else "-"])
+    else:
+        rows.append(["B) add nodes", "no template combination within maxNodes avoids preemption", "-", "-"])
+    for m in a.get("mixed") or []:
+        added = ", ".join(f"{n['count']} x {n['template']}" for n in m["added"])
+        rows.append(["C) mixed", f"add {added}", f"{m['victimPods']} pod(s) in {m['victimUnits']} unit(s) still preempted", "-"])
+    console.print(_table("Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers))
+    if a.get("overschedule"):
+        o = a["overschedule"]
+        console.print(f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}", highlight=False)
+    if a.get("noScaleUpHelps"):
+        console.print("No scale-up helps: some pod fits no node template.", highlight=False)
+    for w in a.get("warnings") or []:
+        console.print(f"[yellow]Warning:[/] {w}", highlight=False)

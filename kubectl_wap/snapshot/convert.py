@@ -193,7 +193,7 @@ def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
     containers that set no cpu/memory request count upstream's defaults (GetNonzeroRequests)."""
 
     def creq(c: Any, i: int, kind: str) -> dict[str, Fraction]:
-        r = _resource_list(_d(_d(_d(c).get("resources")).get("requests")), f"{what}.spec.{kind}[{i}].resources.requests")
+        r = _resource_list(_d(_d(_d(c).get("resources")).get("requests")), f"{what}: spec.{kind}[{i}].resources.requests")
         if nonzero:
             if "cpu" not in r:
                 r["cpu"] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
@@ -217,18 +217,31 @@ def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
             _add(eff, sidecars)
         _max(init_max, eff)
     _max(reqs, init_max)
-    pod_level = _resource_list(_d(_d(spec.get("resources")).get("requests")), f"{what}.spec.resources.requests")
+    pod_level = _resource_list(_d(_d(spec.get("resources")).get("requests")), f"{what}: spec.resources.requests")
     for k in ("cpu", "memory"):
         if k in pod_level:
             reqs[k] = pod_level[k]
-    _add(reqs, _resource_list(spec.get("overhead"), f"{what}.spec.overhead"))
+    _add(reqs, _resource_list(spec.get("overhead"), f"{what}: spec.overhead"))
     return reqs
 
 
-def _to_ints(reqs: dict[str, Fraction]) -> dict[str, int]:
+INT64_MAX = 2**63 - 1
+
+
+def _sched_int(k: str, q: Fraction, what: str) -> int:
+    """The integer the scheduler keeps (cpu: MilliValue, else Value; both round up). Upstream holds
+    these in int64; a larger amount (`cpu: 1e999`) would overflow there and in our int64 matrices."""
+    x = q * 1000 if k == "cpu" else q
+    v = -((-x.numerator) // x.denominator)
+    if v > INT64_MAX:
+        raise ObjectError(f"{what}.{k}: value out of range (the scheduler's int64 {'milli-units' if k == 'cpu' else 'units'} overflow)")
+    return v
+
+
+def _to_ints(reqs: dict[str, Fraction], what: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for k, q in reqs.items():
-        v = -((-(q * 1000 if k == "cpu" else q)).numerator // (q * 1000 if k == "cpu" else q).denominator)
+        v = _sched_int(k, q, what)
         if v:
             out[k] = v
     return out
@@ -259,8 +272,8 @@ def pod_from(obj: dict) -> Pod:
     md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
     reqs = _aggregate(spec, what, nonzero=False)
     nz = _aggregate(spec, what, nonzero=True)
-    requests = _to_ints(reqs)
-    nzi = _to_ints(nz)
+    requests = _to_ints(reqs, f"{what}: effective requests")
+    nzi = _to_ints(nz, f"{what}: effective requests")
     host_ports = []
     for c in _l(spec.get("containers")):
         for p in _l(_d(c).get("ports")):
@@ -333,7 +346,7 @@ def node_from(obj: dict) -> Node:
         alloc_raw = status.get("capacity")
     alloc = {}
     for k, q in _resource_list(alloc_raw, f"node {name}: status.allocatable").items():
-        alloc[k] = -((-(q * 1000 if k == "cpu" else q)).numerator // (q * 1000 if k == "cpu" else q).denominator)
+        alloc[k] = _sched_int(k, q, f"node {name}: status.allocatable")
     images = {}
     for im in _l(status.get("images")):
         im = _d(im)

@@ -93,7 +93,13 @@ def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
 def _fill_header(header: SnapshotHeader, h: Any) -> None:
     if not isinstance(h, dict):
         return
-    header.format_version = int(h.get("formatVersion", 1) or 1)
+    fv = h.get("formatVersion", 1)
+    try:
+        if isinstance(fv, bool) or not isinstance(fv, (int, str)):
+            raise ValueError
+        header.format_version = int(fv or 1)
+    except ValueError:
+        raise UserError(f"snapshot header: formatVersion must be an integer, got {fv!r}") from None
     header.captured_at = str(h.get("capturedAt", ""))
     server = h.get("server") if isinstance(h.get("server"), dict) else {}
     header.server_url = str(server.get("url", ""))

@@ -1,0 +1,183 @@
+"""Benchmark runner: `python -m benchmarks.run [--size S|M|L|all] [--repeat N]`.
+
+Per size (generated on first use by :mod:`benchmarks.generate`, cached under --out), every
+measurement runs in a fresh child process so peak RSS belongs to that step alone:
+
+- ``bare``: ``gc.disable(); json.load(gzip.open(list))``, the floor any Python loader pays;
+- ``snapshot``: ``load_snapshot`` of our (stripped) snapshot format;
+- ``e2e``: ``load_snapshot`` of the full ``kubectl get -o json`` List, then ``analyze`` (fast
+  reprieval) for each pending gang. End-to-end for gang g = load(List) + analyze(g);
+- ``literal`` (once, not repeated: it is slow): ``analyze(..., fast=False)`` for each gang, under a
+  per-gang time limit, asserting the same outcome and the same victims as the fast path.
+
+Medians over --repeat runs are printed; ratio (a) = end-to-end / bare json.load of the same List,
+ratio (b) = literal / fast analysis time. Raw numbers go to <out>/results-<size>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import gzip
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+from .generate import DEFAULT_OUT, SIZES, ensure
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _child(mode: str, meta: dict, literal_timeout: float) -> dict:
+    if mode == "bare":
+        t = time.perf_counter()
+        gc.disable()
+        with gzip.open(meta["list_path"]) as f:
+            doc = json.load(f)
+        out = {"bare_s": time.perf_counter() - t, "items": len(doc["items"])}
+    elif mode == "snapshot":
+        from kubectl_wap.snapshot.files import load_snapshot
+
+        t = time.perf_counter()
+        snap = load_snapshot(meta["snapshot_path"])
+        out = {"load_snapshot_s": time.perf_counter() - t, "pods": len(snap.pods)}
+    else:
+        from kubectl_wap.preemption.analyze import analyze
+        from kubectl_wap.snapshot.files import load_snapshot
+
+        t = time.perf_counter()
+        snap = load_snapshot(meta["list_path"])
+        out = {"load_list_s": time.perf_counter() - t, "pods": len(snap.pods), "analyze_s": {}, "outcome": {}, "victims": {}}
+        fast_victims = {}
+        for g in meta["gangs"]:
+            t = time.perf_counter()
+            r = analyze(snap, "podgroup", g["namespace"], g["name"], fast=True)
+            out["analyze_s"][g["name"]] = time.perf_counter() - t
+            out["outcome"][g["name"]] = r.outcome
+            out["victims"][g["name"]] = [len(r.victims), len(r.victim_pods)]
+            fast_victims[g["name"]] = (r.outcome, [p.key for p in r.victim_pods])
+        out["maxrss_mb"] = _maxrss_mb()
+        if mode == "literal":
+            out["literal_s"], out["literal_same"] = {}, {}
+
+            def alarm(*_):
+                raise TimeoutError
+
+            signal.signal(signal.SIGALRM, alarm)
+            for g in meta["gangs"]:
+                signal.setitimer(signal.ITIMER_REAL, literal_timeout)
+                t = time.perf_counter()
+                try:
+                    r = analyze(snap, "podgroup", g["namespace"], g["name"], fast=False)
+                except TimeoutError:
+                    out["literal_s"][g["name"]] = None  # did not finish within literal_timeout
+                    continue
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                out["literal_s"][g["name"]] = time.perf_counter() - t
+                same = (r.outcome, [p.key for p in r.victim_pods]) == fast_victims[g["name"]]
+                out["literal_same"][g["name"]] = same
+                assert same, f"literal and fast reprieval disagree for {g['name']}"
+    out.setdefault("maxrss_mb", _maxrss_mb())
+    return out
+
+
+def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float) -> dict:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "benchmarks.run", "--child", mode, "--size", size, "--out", out_dir, "--literal-timeout", str(literal_timeout)]
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"benchmark child {mode} {size} failed:\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool = True, literal_timeout: float = 300.0,
+          gen_kw: dict | None = None) -> dict:
+    meta = ensure(size, out_dir, **(gen_kw or {}))
+    runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": []}
+    for _ in range(repeat):
+        for mode in runs:
+            runs[mode].append(_spawn(mode, size, out_dir, literal_timeout))
+    lit = _spawn("literal", size, out_dir, literal_timeout) if literal else None
+    med = statistics.median
+    gangs = [g["name"] for g in meta["gangs"]]
+    res = {
+        "size": size, "nodes": meta["counts"].get("nodes"), "pods": meta["counts"].get("pods"), "repeat": repeat,
+        "list_mb_gz": meta["list_bytes_gz"] / 2**20, "list_mb_raw": meta["list_bytes_raw"] / 2**20,
+        "snapshot_mb_gz": meta["snapshot_bytes_gz"] / 2**20, "generate_s": meta["generate_s"],
+        "bare_s": med(r["bare_s"] for r in runs["bare"]), "bare_rss_mb": max(r["maxrss_mb"] for r in runs["bare"]),
+        "load_snapshot_s": med(r["load_snapshot_s"] for r in runs["snapshot"]),
+        "snapshot_rss_mb": max(r["maxrss_mb"] for r in runs["snapshot"]),
+        "load_list_s": med(r["load_list_s"] for r in runs["e2e"]), "e2e_rss_mb": max(r["maxrss_mb"] for r in runs["e2e"]),
+        "gangs": {},
+    }
+    for g in gangs:
+        a = med(r["analyze_s"][g] for r in runs["e2e"])
+        e2e = med(r["load_list_s"] + r["analyze_s"][g] for r in runs["e2e"])
+        row = {"outcome": runs["e2e"][0]["outcome"][g], "victim_units": runs["e2e"][0]["victims"][g][0],
+               "victim_pods": runs["e2e"][0]["victims"][g][1], "analyze_s": a, "e2e_s": e2e, "ratio_a": e2e / res["bare_s"]}
+        if lit is not None:
+            ls = lit["literal_s"].get(g)
+            row["literal_s"] = ls
+            row["ratio_b"] = (ls / lit["analyze_s"][g]) if ls is not None else None
+            row["literal_same"] = lit["literal_same"].get(g)
+        res["gangs"][g] = row
+    with open(os.path.join(out_dir, f"results-{size}.json"), "w") as f:
+        json.dump({"summary": res, "runs": runs, "literal": lit}, f, indent=1)
+    return res
+
+
+def _fmt(v, spec=".2f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def print_table(results: list[dict], literal_timeout: float, file=sys.stdout) -> None:
+    print("\nLoad (median, seconds; RSS = peak of that child process, MB)", file=file)
+    print(f"{'size':4} {'nodes':>6} {'pods':>7} {'List gz/raw MB':>15} {'snap gz MB':>10} {'bare json':>9} {'bare RSS':>8} "
+          f"{'load snap':>9} {'snap RSS':>8} {'load List':>9} {'e2e RSS':>8} {'gen s':>7}", file=file)
+    for r in results:
+        print(f"{r['size']:4} {r['nodes']:>6} {r['pods']:>7} {r['list_mb_gz']:>7.1f}/{r['list_mb_raw']:<7.0f} {r['snapshot_mb_gz']:>10.1f} "
+              f"{r['bare_s']:>9.2f} {r['bare_rss_mb']:>8.0f} {r['load_snapshot_s']:>9.2f} {r['snapshot_rss_mb']:>8.0f} "
+              f"{r['load_list_s']:>9.2f} {r['e2e_rss_mb']:>8.0f} {r['generate_s']:>7.1f}", file=file)
+    print(f"\nAnalysis per pending gang (median s); e2e = load List + analyze; (a) = e2e / bare json.load; "
+          f"(b) = literal / fast (literal once, limit {literal_timeout:.0f}s)", file=file)
+    print(f"{'size':4} {'gang':10} {'outcome':14} {'victims u/p':>11} {'analyze':>8} {'e2e':>8} {'(a)':>6} {'literal':>8} {'(b)':>6} same", file=file)
+    for r in results:
+        for g, x in r["gangs"].items():
+            lit = x.get("literal_s")
+            lit_s = _fmt(lit) if lit is not None else (f">{literal_timeout:.0f}" if "literal_s" in x else "-")
+            print(f"{r['size']:4} {g:10} {x['outcome']:14} {x['victim_units']:>5}/{x['victim_pods']:<5} {x['analyze_s']:>8.3f} {x['e2e_s']:>8.2f} "
+                  f"{x['ratio_a']:>6.2f} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="kubectl-wap load/analysis benchmarks")
+    ap.add_argument("--size", default="S", choices=[*SIZES, "all"])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--no-literal", action="store_true", help="skip the literal-reprieval comparison (ratio b)")
+    ap.add_argument("--literal-timeout", type=float, default=300.0, help="seconds per gang for the literal run")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.child:
+        meta = ensure(a.size, a.out)
+        print(json.dumps(_child(a.child, meta, a.literal_timeout)))
+        return
+    results = []
+    for s in SIZES if a.size == "all" else [a.size]:
+        results.append(bench(s, a.repeat, a.out, not a.no_literal, a.literal_timeout))
+        print_table(results[-1:], a.literal_timeout, file=sys.stderr)  # progress
+    print_table(results, a.literal_timeout)
+
+
+if __name__ == "__main__":
+    main()

@@ -53,7 +53,10 @@ def parse_quantity(text: object) -> Fraction:
     m = _RE.match(s)
     if not m:
         raise QuantityError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
-    value = Fraction(m.group("num"))
+    try:
+        value = Fraction(m.group("num"))
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        raise QuantityError(f"quantity has too many digits: {s[:40]}...") from None
     if m.group("exp"):
         e = int(m.group("exp")[1:])
         if abs(e) > _MAX_EXP:

@@ -59,7 +59,21 @@ def _l(v: Any) -> list:
 
 
 def _str(v: Any) -> str:
-    return v if isinstance(v, str) else ("" if v is None else str(v))
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, int, float)):
+        return str(v)
+    # None, and junk where a string belongs: a list or map is never stringified (a YAML alias
+    # "billion laughs" would expand to gigabytes); like other mistyped fields, it reads as unset.
+    return ""
+
+
+def _short(v: Any) -> str:
+    """A bounded repr for error messages (never walks a huge or alias-expanded structure)."""
+    if isinstance(v, (dict, list)):
+        return f"a {'map' if isinstance(v, dict) else 'list'}"
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def _labels(v: Any) -> dict[str, str]:
@@ -79,13 +93,13 @@ def _int(v: Any, what: str, default: int | None = None) -> int | None:
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ObjectError(f"{what}: expected an integer, got {v!r}")
+        raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
     try:
         i = int(v)
-    except (TypeError, ValueError):
-        raise ObjectError(f"{what}: expected an integer, got {v!r}") from None
+    except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
+        raise ObjectError(f"{what}: expected an integer, got {_short(v)}") from None
     if abs(i) > 2**63:
-        raise ObjectError(f"{what}: integer out of range: {v!r}")
+        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
     return i
 
 

@@ -50,6 +50,8 @@ def _documents(path: Path, raw: bytes) -> list[Any]:
             return [json.loads(raw)]
         except json.JSONDecodeError as e:
             raise UserError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        except RecursionError:
+            raise UserError(f"{path}: invalid JSON: nested too deeply") from None
         except UnicodeDecodeError:
             _decode(path, raw)
             raise

@@ -37,7 +37,7 @@ def _maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def _child(mode: str, meta: dict, literal_timeout: float) -> dict:
+def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float = 0) -> dict:
     if mode == "bare":
         t = time.perf_counter()
         gc.disable()
@@ -58,9 +58,24 @@ def _child(mode: str, meta: dict, literal_timeout: float) -> dict:
         snap = load_snapshot(meta["list_path"])
         out = {"load_list_s": time.perf_counter() - t, "pods": len(snap.pods), "analyze_s": {}, "outcome": {}, "victims": {}}
         fast_victims = {}
+
+        def alarm(*_):
+            raise TimeoutError
+
+        signal.signal(signal.SIGALRM, alarm)
         for g in meta["gangs"]:
             t = time.perf_counter()
-            r = analyze(snap, "podgroup", g["namespace"], g["name"], fast=True)
+            if analyze_timeout:
+                signal.setitimer(signal.ITIMER_REAL, analyze_timeout)
+            try:
+                r = analyze(snap, "podgroup", g["namespace"], g["name"], fast=True)
+            except TimeoutError:
+                out["analyze_s"][g["name"]] = None  # did not finish within analyze_timeout
+                out["outcome"][g["name"]] = "timeout"
+                out["victims"][g["name"]] = [None, None]
+                continue
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
             out["analyze_s"][g["name"]] = time.perf_counter() - t
             out["outcome"][g["name"]] = r.outcome
             out["victims"][g["name"]] = [len(r.victims), len(r.victim_pods)]
@@ -68,12 +83,9 @@ def _child(mode: str, meta: dict, literal_timeout: float) -> dict:
         out["maxrss_mb"] = _maxrss_mb()
         if mode == "literal":
             out["literal_s"], out["literal_same"] = {}, {}
-
-            def alarm(*_):
-                raise TimeoutError
-
-            signal.signal(signal.SIGALRM, alarm)
             for g in meta["gangs"]:
+                if g["name"] not in fast_victims:
+                    continue
                 signal.setitimer(signal.ITIMER_REAL, literal_timeout)
                 t = time.perf_counter()
                 try:
@@ -91,9 +103,10 @@ def _child(mode: str, meta: dict, literal_timeout: float) -> dict:
     return out
 
 
-def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float) -> dict:
+def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float, analyze_timeout: float = 0) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [sys.executable, "-m", "benchmarks.run", "--child", mode, "--size", size, "--out", out_dir, "--literal-timeout", str(literal_timeout)]
+    cmd = [sys.executable, "-m", "benchmarks.run", "--child", mode, "--size", size, "--out", out_dir, "--literal-timeout", str(literal_timeout),
+           "--analyze-timeout", str(analyze_timeout)]
     p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"benchmark child {mode} {size} failed:\n{p.stderr[-3000:]}")
@@ -101,13 +114,13 @@ def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float) -> dict:
 
 
 def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool = True, literal_timeout: float = 300.0,
-          gen_kw: dict | None = None) -> dict:
+          gen_kw: dict | None = None, analyze_timeout: float = 0) -> dict:
     meta = ensure(size, out_dir, **(gen_kw or {}))
     runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": []}
     for _ in range(repeat):
         for mode in runs:
-            runs[mode].append(_spawn(mode, size, out_dir, literal_timeout))
-    lit = _spawn("literal", size, out_dir, literal_timeout) if literal else None
+            runs[mode].append(_spawn(mode, size, out_dir, literal_timeout, analyze_timeout))
+    lit = _spawn("literal", size, out_dir, literal_timeout, analyze_timeout) if literal else None
     med = statistics.median
     gangs = [g["name"] for g in meta["gangs"]]
     res = {
@@ -121,14 +134,19 @@ def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool 
         "gangs": {},
     }
     for g in gangs:
-        a = med(r["analyze_s"][g] for r in runs["e2e"])
-        e2e = med(r["load_list_s"] + r["analyze_s"][g] for r in runs["e2e"])
+        done = [r for r in runs["e2e"] if r["analyze_s"][g] is not None]
+        if not done:
+            res["gangs"][g] = {"outcome": f"timeout>{analyze_timeout:.0f}s", "victim_units": None, "victim_pods": None,
+                               "analyze_s": None, "e2e_s": None, "ratio_a": None}
+            continue
+        a = med(r["analyze_s"][g] for r in done)
+        e2e = med(r["load_list_s"] + r["analyze_s"][g] for r in done)
         row = {"outcome": runs["e2e"][0]["outcome"][g], "victim_units": runs["e2e"][0]["victims"][g][0],
                "victim_pods": runs["e2e"][0]["victims"][g][1], "analyze_s": a, "e2e_s": e2e, "ratio_a": e2e / res["bare_s"]}
         if lit is not None:
             ls = lit["literal_s"].get(g)
             row["literal_s"] = ls
-            row["ratio_b"] = (ls / lit["analyze_s"][g]) if ls is not None else None
+            row["ratio_b"] = (ls / lit["analyze_s"][g]) if ls is not None and lit["analyze_s"][g] else None
             row["literal_same"] = lit["literal_same"].get(g)
         res["gangs"][g] = row
     with open(os.path.join(out_dir, f"results-{size}.json"), "w") as f:
@@ -140,7 +158,8 @@ def _fmt(v, spec=".2f") -> str:
     return "-" if v is None else format(v, spec)
 
 
-def print_table(results: list[dict], literal_timeout: float, file=sys.stdout) -> None:
+def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
+    file = file or sys.stdout
     print("\nLoad (median, seconds; RSS = peak of that child process, MB)", file=file)
     print(f"{'size':4} {'nodes':>6} {'pods':>7} {'List gz/raw MB':>15} {'snap gz MB':>10} {'bare json':>9} {'bare RSS':>8} "
           f"{'load snap':>9} {'snap RSS':>8} {'load List':>9} {'e2e RSS':>8} {'gen s':>7}", file=file)
@@ -161,20 +180,23 @@ def print_table(results: list[dict], literal_timeout: float, file=sys.stdout) ->
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="kubectl-wap load/analysis benchmarks")
-    ap.add_argument("--size", default="S", choices=[*SIZES, "all"])
+    ap.add_argument("--size", default="S", help="S, M, L or all (any cached size name for --child)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--no-literal", action="store_true", help="skip the literal-reprieval comparison (ratio b)")
     ap.add_argument("--literal-timeout", type=float, default=300.0, help="seconds per gang for the literal run")
+    ap.add_argument("--analyze-timeout", type=float, default=0, help="seconds per gang for the fast analysis (0: no limit)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
         meta = ensure(a.size, a.out)
-        print(json.dumps(_child(a.child, meta, a.literal_timeout)))
+        print(json.dumps(_child(a.child, meta, a.literal_timeout, a.analyze_timeout)))
         return
+    if a.size not in SIZES and a.size != "all":
+        ap.error(f"--size must be one of {', '.join(SIZES)} or all")
     results = []
     for s in SIZES if a.size == "all" else [a.size]:
-        results.append(bench(s, a.repeat, a.out, not a.no_literal, a.literal_timeout))
+        results.append(bench(s, a.repeat, a.out, not a.no_literal, a.literal_timeout, analyze_timeout=a.analyze_timeout))
         print_table(results[-1:], a.literal_timeout, file=sys.stderr)  # progress
     print_table(results, a.literal_timeout)
 

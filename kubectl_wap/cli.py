@@ -425,14 +425,20 @@ def main() -> None:
     except SystemExit:
         raise
     except Exception as e:  # click usage errors and anything that escaped
-        import click
-
-        if isinstance(e, click.exceptions.UsageError):
+        try:
+            import click
+        except ImportError:  # typer >= 0.29 vendors click as typer._click
+            from typer import _click as click  # type: ignore[no-redef]
+        exc = click.exceptions
+        if type(e).__name__ == "NoArgsIsHelpError":
+            typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
+            sys.exit(0)
+        if isinstance(e, exc.UsageError):
             typer.echo(f"error: {e.format_message()}", err=True)
             sys.exit(2)
-        if isinstance(e, click.exceptions.Abort):
+        if isinstance(e, getattr(exc, "Abort", ())) or type(e).__name__ == "Abort":
             sys.exit(130)
-        if isinstance(e, click.ClickException):
+        if isinstance(e, exc.ClickException):
             typer.echo(f"error: {e.format_message()}", err=True)
             sys.exit(e.exit_code)
         typer.echo(f"error: {type(e).__name__}: {e}", err=True)

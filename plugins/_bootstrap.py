@@ -153,6 +153,9 @@ def _site_dir(archive, abi):
 
 
 def main():
+    if sys.version_info[0] < 3:
+        _die("this is Python %d.%d; kubectl-wap needs python3 (CPython %s)"
+             % (sys.version_info[0], sys.version_info[1], ", ".join(_pretty(a) for a in BUILD["abis"])))
     archive = _archive()
     # Set only for the one exec below; popped so that child processes never inherit it.
     reexeced = os.environ.pop(_REEXEC_ENV, None)

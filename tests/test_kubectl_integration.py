@@ -55,7 +55,8 @@ def env(built, tmp_path_factory):
     e["KUBECONFIG"] = str(home / "no-such-kubeconfig")  # never touch a real cluster
     e["NO_COLOR"] = "1"
     e.pop("KUBECTL_PLUGINS_PATH", None)
-    return e
+    yield e
+    T.rmtree(base / "cache")
 
 
 def kubectl(env, *args, timeout=300):

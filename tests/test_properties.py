@@ -17,6 +17,8 @@ selectors. The preemptor is a pending gang PodGroup. When the outcome is Preempt
 
 from __future__ import annotations
 
+from dataclasses import replace as _replace
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +29,7 @@ from kubectl_wap.model import (
     ALL,
     SINGLE,
     Affinity,
+    HostPort,
     CompositePodGroup,
     LabelSelector,
     Node,
@@ -95,7 +98,7 @@ def cluster_strategy(draw, cross: bool = False):
     used = {n.name: [0, 0, 0] for n in nodes}
     clock = [1000.0]
 
-    def place(ns, name, prio, group=None, app="x", extra=None) -> Pod | None:
+    def place(ns, name, prio, group=None, app="x") -> Pod | None:
         """A running pod on a drawn node, kept only if it fits there (a sane starting cluster)."""
         node = draw(st.sampled_from(nodes))
         cpu = draw(st.sampled_from([250, 500, 1000]))
@@ -150,6 +153,16 @@ def cluster_strategy(draw, cross: bool = False):
             ns = "batch"
         pdbs.append(PodDisruptionBudget(ns, f"pdb-{app}", LabelSelector(match_labels=(("app", app),)), draw(st.integers(0, 2))))
 
+    # A higher-priority pending pod nominated to a node (the preemptor's Filter must count it).
+    if draw(st.integers(0, 3)) == 0:
+        node = draw(st.sampled_from(nodes))
+        pods.append(_pod("default", "nominated", 1000, GI, prio=2000, nominated_node_name=node.name))
+    # Host ports: a running pod may hold the port the preemptor wants.
+    if draw(st.integers(0, 3)) == 0:
+        place("default", "porty", 0, app="db")
+        if pods and pods[-1].name == "porty":
+            pods[-1] = _replace(pods[-1], host_ports=(HostPort("0.0.0.0", "TCP", 8080),))
+
     # The pending gang preemptor.
     replicas = draw(st.integers(1, 4))
     min_count = draw(st.integers(1, replicas))
@@ -173,6 +186,8 @@ def cluster_strategy(draw, cross: bool = False):
         if shape in ("spread", "both"):
             kw["topology_spread"] = (TopologySpreadConstraint(
                 1, draw(st.sampled_from([ZONE, HOSTNAME])), "DoNotSchedule", LabelSelector(match_labels=(("app", "pre"),))),)
+    if draw(st.integers(0, 4)) == 0:
+        kw["host_ports"] = (HostPort("0.0.0.0", "TCP", 8080),)
     for k in range(replicas):
         pods.append(_pod(PRE_NS, f"pre-{k}", cpu, mem, prio=PRE_PRIO, group=PRE_NAME, labels={"app": "pre"},
                          start=None, **kw))
@@ -251,6 +266,9 @@ def check_preempt_invariants(snap: Snapshot, res, monotone: bool = True) -> None
             assert _effective_priority(snap, p) < prio, f"victim pod {p.key} is not of lower priority"
             assert p.scheduled
             victim_uids.add(p.uid)
+    for v in res.victims + res.reprieved:
+        assert len(set(v.pdbs)) == len(v.pdbs), f"duplicate PDB names {v.pdbs}"
+        assert v.violates_pdb == bool(v.pdbs) == (v.unit.violate_count > 0)
     assert len(victim_uids) == sum(len(v.unit.pods) for v in res.victims), "a pod is a victim twice"
     # Reprieved and victims partition the candidate units.
     keys_v = [v.unit.key for v in res.victims]
@@ -296,3 +314,19 @@ def test_preempt_invariants_cross_node(snap):
     res = analyze(snap, "podgroup", PRE_NS, PRE_NAME)
     if res.outcome == "Preempt":
         check_preempt_invariants(snap, res, monotone=False)
+
+
+def test_pdb_names_listed_once_per_unit():
+    """Regression: an All group whose two pods both violate the same PDB listed it twice
+    (preemption/pdb.py compared the PDB's name against the namespace/name keys it had stored)."""
+    node = Node("n0", allocatable={"cpu": 2000, "memory": 4 * GI, "pods": 110})
+    victims = [_pod("b", f"v{i}", 1000, GI, node="n0", group="g", labels={"app": "etl"}, start=float(i)) for i in range(2)]
+    pre = _pod(PRE_NS, "pre-0", 2000, GI, prio=PRE_PRIO, group=PRE_NAME)
+    snap = Snapshot(nodes=[node], pods=victims + [pre],
+                    pod_groups=[PodGroup("b", "g", disruption_mode=ALL, priority=0), PodGroup(PRE_NS, PRE_NAME, priority=PRE_PRIO)],
+                    pdbs=[PodDisruptionBudget("b", "pdb", LabelSelector(match_labels=(("app", "etl"),)), 0)])
+    res = analyze(snap, "podgroup", PRE_NS, PRE_NAME)
+    assert res.outcome == "Preempt"
+    [v] = res.victims
+    assert v.pdbs == ["b/pdb"]
+    assert v.unit.violate_count == 2 and res.num_pdb_violations == 2

@@ -33,6 +33,8 @@ class GroupResult:
     # Per-pod failures, for explanations: pod uid -> schedule result.
     failures: dict[str, ScheduleResult] = field(default_factory=dict)
     group_statuses: dict[str, Status] = field(default_factory=dict)  # group key -> status
+    # TAS (placement.py): group key -> name of the chosen placement (topology domain).
+    chosen_placements: dict[str, str] = field(default_factory=dict)
 
 
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -62,15 +64,22 @@ def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:
 
 
 class PodGroupScheduler:
-    def __init__(self, scheduler: Scheduler, index: GroupIndex):
+    def __init__(self, scheduler: Scheduler, index: GroupIndex, tas: bool = True):
         self.sched = scheduler
         self.state = scheduler.state
         self.index = index
+        # TopologyAwareWorkloadScheduling: groups with schedulingConstraints.topology run the
+        # placement algorithm (placement.py). `placement` is the node mask currently assumed in
+        # the snapshot (None = every node), `root` the entity this cycle runs for.
+        self.tas = tas
+        self.placement = None
+        self.root: Group | None = None
 
     def run_root(self, root: Group) -> GroupResult:
         """runRootSchedulingAlgorithm: schedule the whole tree, then revert every assume so the
         cluster is unchanged; the result keeps the proposed assignments."""
         cp = self.state.checkpoint()
+        self.root, self.placement = root, None
         try:
             res = self._run(root)
         finally:
@@ -80,6 +89,10 @@ class PodGroupScheduler:
         return res
 
     def _run(self, g: Group) -> GroupResult:
+        if self.tas and g.topology_keys:
+            from . import placement  # TAS placement algorithm; groups without topology are unchanged
+
+            return placement.run_placement_algorithm(self, g)
         if isinstance(g, CompositePodGroup):
             return self._run_composite(g)
         return self._run_leaf(g)
@@ -96,7 +109,7 @@ class PodGroupScheduler:
         cp = self.state.checkpoint()
         status = res.status
         for pod in pods:
-            r = self.sched.schedule(pod)
+            r = self.sched.schedule(pod, self.placement)
             if r.ok:
                 self.state.add_pod(pod, r.node)  # AssumeAndReserveInSnapshot
                 res.assignments.append(Assignment(pod, r.node, r.cycle))

@@ -108,18 +108,26 @@ class Scheduler:
                         statuses[idx] = st
         return np.flatnonzero(mask), statuses
 
-    def schedule(self, pod: Pod) -> ScheduleResult:
-        """schedulePod with a fresh CycleState. No PostFilter here (preemption is separate)."""
+    def schedule(self, pod: Pod, allowed_nodes: np.ndarray | None = None) -> ScheduleResult:
+        """schedulePod with a fresh CycleState. No PostFilter here (preemption is separate).
+
+        `allowed_nodes` (bool mask over node indexes) is the placement assumed in the snapshot
+        (Snapshot.AssumePlacement, TAS): only those nodes are candidates (ListNodesInPlacement), the
+        FitError counts only them ("0/<placement size> nodes are available") and nodes outside get
+        no status at all, as upstream. Plugins still see every node (NodeInfos().List())."""
         cycle = pre_filter(self.state, pod)
-        n = len(self.state.nodes)
+        n = len(self.state.nodes) if allowed_nodes is None else int(np.count_nonzero(allowed_nodes))
         if n == 0:
             return ScheduleResult(None, cycle, {}, 0)
         # evaluateNominatedNode: a pod that already has a nominated node tries it first and takes
-        # it without scoring when it passes.
+        # it without scoring when it passes (GetNodeInPlacement: only if inside the placement).
         nnn = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
-        if nnn is not None and self.filter_with_nominated(pod, cycle, nnn).ok:
+        if nnn is not None and (allowed_nodes is None or allowed_nodes[nnn]) and self.filter_with_nominated(pod, cycle, nnn).ok:
             return ScheduleResult(nnn, cycle, {}, n)
         feasible, statuses = self.feasible_nodes(pod, cycle)
+        if allowed_nodes is not None:
+            feasible = feasible[allowed_nodes[feasible]]
+            statuses = {i: st for i, st in statuses.items() if allowed_nodes[i]}
         if len(feasible) == 0:
             return ScheduleResult(None, cycle, statuses, n)
         return ScheduleResult(select_host(self.state, pod, cycle, feasible), cycle, {}, n)

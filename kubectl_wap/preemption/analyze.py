@@ -53,7 +53,10 @@ def analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates |
                 f"{k} {g.key} belongs to CompositePodGroup {root.key}: kube-scheduler schedules and preempts for the whole tree from its root, "
                 "so the analysis is for the root"
             )
-        res = preempt_for_group(snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, fast)
+        res = preempt_for_group(
+            snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, fast,
+            tas=gates.topology_aware_workload_scheduling,
+        )
     if state.ignored_pods:
         pass  # already warned by the reference checks
     res.warnings = warnings + res.warnings

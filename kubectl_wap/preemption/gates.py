@@ -7,8 +7,16 @@ from dataclasses import dataclass
 from ..errors import UserError
 
 # Our defaults (documented in the README): the v1.37 world with workload scheduling on.
-DEFAULTS = {"GenericWorkload": True, "CompositePodGroup": True, "PodGroupPreemptionPolicy": False}
-KNOWN = set(DEFAULTS) | {"TopologyAwareWorkloadScheduling", "SchedulerAsyncPreemption", "DRAWorkloadResourceClaims"}
+# TopologyAwareWorkloadScheduling defaults to true although upstream's gate is alpha: a PodGroup or
+# CompositePodGroup carrying spec.schedulingConstraints only exists when the apiserver gate is on
+# (the field is dropped otherwise), so a snapshot that has them comes from a TAS-enabled cluster.
+DEFAULTS = {
+    "GenericWorkload": True,
+    "CompositePodGroup": True,
+    "PodGroupPreemptionPolicy": False,
+    "TopologyAwareWorkloadScheduling": True,
+}
+KNOWN = set(DEFAULTS) | {"SchedulerAsyncPreemption", "DRAWorkloadResourceClaims"}
 
 
 @dataclass(slots=True, frozen=True)
@@ -16,12 +24,14 @@ class Gates:
     generic_workload: bool = True
     composite_pod_group: bool = True
     pod_group_preemption_policy: bool = False
+    topology_aware_workload_scheduling: bool = True
 
     def spelled(self) -> str:
         return (
             f"GenericWorkload={str(self.generic_workload).lower()},"
             f"CompositePodGroup={str(self.composite_pod_group).lower()},"
-            f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()}"
+            f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()},"
+            f"TopologyAwareWorkloadScheduling={str(self.topology_aware_workload_scheduling).lower()}"
         )
 
 
@@ -39,4 +49,9 @@ def parse_gates(text: str | None) -> Gates:
         if v.lower() not in ("true", "false"):
             raise UserError(f"invalid value {v!r} for feature gate {k}: want true or false")
         values[k] = v.lower() == "true"
-    return Gates(values["GenericWorkload"], values["CompositePodGroup"], values["PodGroupPreemptionPolicy"])
+    return Gates(
+        values["GenericWorkload"],
+        values["CompositePodGroup"],
+        values["PodGroupPreemptionPolicy"],
+        values["TopologyAwareWorkloadScheduling"],
+    )

@@ -43,8 +43,9 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
-                    if pdb.name not in names:
-                        names.append(f"{pdb.namespace}/{pdb.name}")
+                    key = f"{pdb.namespace}/{pdb.name}"
+                    if key not in names:
+                        names.append(key)
             if violated:
                 count += 1
         u.violate_count = count

@@ -47,6 +47,7 @@ def preempt_for_group(
     policy_gate: bool = False,
     generic_workload: bool = True,
     fast: bool = True,
+    tas: bool = True,
 ) -> Result:
     state = sched.state
     pending, running = _members(index, root)
@@ -67,7 +68,7 @@ def preempt_for_group(
     steps = res.steps
     steps.append(f"Preemptor {root.kind} {root.key}: priority {prio} from {pre.priority_source}; preemptionPolicy {policy} ({policy_src}).")
     steps.append(f"{len(pending)} pod(s) to place, {len(running)} member pod(s) already running.")
-    for w in _unmodeled_warnings(root, pending):
+    for w in _unmodeled_warnings(root, pending, index, tas):
         res.warnings.append(w)
 
     # Priority admission rejected the preemptor (or one of its pods).
@@ -91,7 +92,7 @@ def preempt_for_group(
         return res
 
     sched.exclude_nominated = {p.uid for p in pending}
-    pgs = PodGroupScheduler(sched, index)
+    pgs = PodGroupScheduler(sched, index, tas)
     # 1. The pod-group cycle as the cluster stands.
     first = pgs.run_root(root)
     if first.status.code == SUCCESS:
@@ -100,6 +101,7 @@ def preempt_for_group(
         placed = {a.pod.uid for a in first.assignments}
         res.unplaced = _unplaced(first.failures, pending, placed)
         res.message = f"the group can be scheduled without preemption: {len(res.placements)}/{len(pending)} pending pod(s) placed"
+        steps.extend(_placement_steps(first))
         steps.append(f"Scheduling the group as the cluster stands succeeds: {res.message}. Binding has priority over preemption, so no preemption runs.")
         if res.unplaced:
             steps.append(f"{len(res.unplaced)} pod(s) stay pending and are retried in a later cycle.")
@@ -162,6 +164,9 @@ def preempt_for_group(
             steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
             return res
         valid = [a for a in after.assignments]
+        # With TAS the scheduling function already chose the best placement (topology domain);
+        # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
+        steps.extend(_placement_steps(after))
         res.placements = [(a.pod, state.nodes[a.node].name) for a in valid]
         res.unplaced = _unplaced(after.failures, pending, {a.pod.uid for a in valid})
         steps.append(f"With every candidate removed the group fits: {len(valid)} pod(s) placed ("
@@ -200,15 +205,35 @@ def _per_node(placements: list[tuple[Pod, str]]) -> list[tuple[str, int]]:
     return sorted(counts.items())
 
 
-def _unmodeled_warnings(root: Group, pods: list[Pod]) -> list[str]:
+def _tree(index: GroupIndex | None, root: Group) -> list[Group]:
+    out, todo, seen = [], [root], set()
+    while todo:
+        g = todo.pop()
+        if (g.kind, g.namespace, g.name) in seen:
+            continue
+        seen.add((g.kind, g.namespace, g.name))
+        out.append(g)
+        if index is not None and g.kind == "CompositePodGroup":
+            todo.extend(index.children(g))
+    return out
+
+
+def _placement_steps(res) -> list[str]:
+    return [f"Topology-aware scheduling: {key} is placed in topology domain {dom!r} (best placement)."
+            for key, dom in res.chosen_placements.items()]
+
+
+def _unmodeled_warnings(root: Group, pods: list[Pod], index: GroupIndex | None = None, tas: bool = True) -> list[str]:
     out = []
     if any(p.uses_pvcs for p in pods):
         out.append("preemptor pods use PersistentVolumeClaims: volume binding/zone/limits are not modeled")
     if any(p.uses_resource_claims for p in pods) or getattr(root, "uses_resource_claims", False):
         out.append("preemptor uses DRA resource claims: dynamic resource allocation is not modeled")
-    if root.topology_keys:
-        out.append(
-            "topology-aware scheduling constraints (" + ", ".join(root.topology_keys) + ") are not modeled: "
-            "the group is placed with the default algorithm over all nodes"
-        )
+    if not tas:
+        keys = sorted({k for g in _tree(index, root) for k in g.topology_keys})
+        if keys:
+            out.append(
+                "topology-aware scheduling constraints (" + ", ".join(keys) + ") are ignored: "
+                "TopologyAwareWorkloadScheduling is off, so the group is placed with the default algorithm over all nodes"
+            )
     return out

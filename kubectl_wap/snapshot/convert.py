@@ -50,6 +50,10 @@ class ObjectError(UserError):
     pass
 
 
+class _Nameless(ObjectError):
+    """An object without metadata.name: build_snapshot adds where it is (the item number)."""
+
+
 def _d(v: Any) -> dict:
     return v if isinstance(v, dict) else {}
 
@@ -273,7 +277,7 @@ def _meta(obj: dict, kind: str, namespaced: bool) -> tuple[str, str, str]:
     md = _d(obj.get("metadata"))
     name = md.get("name")
     if not isinstance(name, str) or not name:
-        raise ObjectError(f"{kind} without metadata.name")
+        raise _Nameless(f"{kind} without metadata.name")
     ns = _str(md.get("namespace")) if namespaced else ""
     if namespaced and not ns:
         ns = "default"
@@ -504,9 +508,12 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
         if not isinstance(obj, dict):
             raise ObjectError(f"{source}item {idx}: expected an object, got {type(obj).__name__}")
         kind = obj.get("kind")
-        if kind in _CONVERTERS:
+        if isinstance(kind, str) and kind in _CONVERTERS:
             attr, conv = _CONVERTERS[kind]
-            m = conv(obj)
+            try:
+                m = conv(obj)
+            except _Nameless as e:
+                raise ObjectError(f"{source}item {idx}: {e}") from None
             key = (kind, getattr(m, "namespace", ""), m.name)
             if key in seen:
                 # Last one wins, as a re-applied manifest would; say so.

@@ -124,7 +124,8 @@ def replicate(template: dict[str, Any], n: int) -> list[dict[str, Any]]:
         p["metadata"]["uid"] = f"hypothetical-{ns}-{base}-{i}"
         p["metadata"].setdefault("creationTimestamp", CREATED)
         p["spec"].pop("nodeName", None)
-        p.setdefault("status", {})["phase"] = "Pending"
+        status = p.get("status")
+        p["status"] = {**(status if isinstance(status, dict) else {}), "phase": "Pending"}
         out.append(p)
     return out
 
@@ -134,6 +135,22 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None)
     objs = [o for o in items if isinstance(o, dict)]
     if not objs:
         raise UserError("the -f file holds no Kubernetes objects")
+    for o in objs:
+        kind = o.get("kind")
+        if kind not in ("Pod", "PodGroup", "CompositePodGroup"):
+            shown = repr(kind) if isinstance(kind, str) or kind is None else f"a {type(kind).__name__}"
+            raise UserError(f"the -f file may hold only PodGroups, CompositePodGroups and Pods, found {shown}")
+        # Shape checks before anything indexes into the object (junk must be one clear line).
+        md = o.setdefault("metadata", {})
+        if not isinstance(md, dict):
+            raise UserError(f"the -f file: a {kind}'s metadata must be a map")
+        name = md.get("name")
+        if not isinstance(name, str) or not name:
+            raise UserError(f"the -f file: a {kind} without metadata.name")
+        if not isinstance(md.get("namespace", ""), str):
+            raise UserError(f"the -f file: {kind} {name}: metadata.namespace must be a string")
+        if not isinstance(o.setdefault("spec", {}), dict):
+            raise UserError(f"the -f file: {kind} {name}: spec must be a map")
     for o in objs:
         md = o.setdefault("metadata", {})
         if namespace and not md.get("namespace") and o.get("kind") in ("Pod", "PodGroup", "CompositePodGroup"):

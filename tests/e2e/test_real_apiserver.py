@@ -1,0 +1,323 @@
+"""kubectl-wap against a real kube-apiserver (1.20.2 from Debian's source package; see conftest.py).
+
+Runs only with KUBECTL_WAP_E2E=1 (bash tests/e2e/run.sh). The cluster is built with the real kubectl
+(create, patch --subresource=status) as an admin token user; kubectl-wap then reads it as a user bound
+only to deploy/rbac-readonly.yaml, and as users whose role lacks one resource.
+
+The cluster (cpu only matters; every node 4 cpu, 16Gi, 110 pods, Ready):
+
+    node  pods (namespace/name, priority, cpu)                       free cpu
+    n1    ml/train-0 (100, 2)   batch/a-0 (1000, 1)                    1
+    n2    ml/train-1 (100, 2)   batch/b-0 (100, 1)                     1
+    n3    batch/c-0 (2000000, 2)                                       2
+    n4    batch/d-0 (1000, 4)                                          0
+
+PriorityClasses (CRs at scheduling.k8s.io/v1): critical 2000000, high 1000000, batch 1000, low 100.
+PodGroups (CRs at scheduling.k8s.io/v1beta1): ml/train (All disruption mode, pods train-0/1) and the
+pending gang ml/job (minCount 2, priorityClassName high, pods job-0/1 each 3 cpu, priority 1000000).
+A CompositePodGroup ml/pipeline (v1alpha3) and a PodDisruptionBudget batch/b (policy/v1beta1, the only
+policy version a 1.20 server has) complete the set.
+
+Expected what-if for ml/job, by hand: no node has 3 free cpu, so the gang needs preemption. Candidates
+are the units below priority 1000000: train-0, train-1, a-0, b-0, d-0 (c-0 at 2000000 is not one).
+With every candidate removed n1, n2, n4 have 4 free and n3 has 2 (c-0 stays): job-0 goes to n1 and
+job-1 to n2 (LeastAllocated, ties to the smallest name; both n1 and n2 beat n4 only by name, and
+whichever two of n1/n2/n4 are used the victims below are the same, since the pods of n4/d-0 are
+what the reprieve gives back). Reprieve: d-0 (n4) is not on a placement node -> spared; a-0 back on n1
+gives 3 + 1 = 4 <= 4 -> spared; b-0 back on n2 gives 3 + 1 -> spared; train-0 back on n1 gives
+3 + 1 + 2 > 4 -> needed; train-1 back on n2 gives 3 + 1 + 2 > 4 -> needed. Victims: ml/train-0 and
+ml/train-1 (as one All-mode unit if the pods kept their group, see below), whatever the order.
+
+A 1.20 server does not know Pod spec.schedulingGroup (a v1.3x field) and drops it on create, so the
+pods it returns are not members of any PodGroup. test_server_drops_pod_scheduling_group pins that;
+the what-if therefore passes the gang's own manifest with -f (its PodGroup and pods as submitted,
+which replace the server's copies of job-0/1), and the victims come back as two single pods. The
+snapshot-vs-live comparison holds either way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from real_apiserver import ENABLED, REPO, SKIP_REASON, TOKENS, Cluster, tool, write_kubeconfig  # noqa: E402
+
+if not ENABLED:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+NODES = ("n1", "n2", "n3", "n4")
+PRIORITY_CLASSES = {"critical": 2000000, "high": 1000000, "batch": 1000, "low": 100}
+# name: (namespace, node, priority class, cpu, podGroup)
+RUNNING = {
+    "train-0": ("ml", "n1", "low", "2", "train"),
+    "a-0": ("batch", "n1", "batch", "1", None),
+    "train-1": ("ml", "n2", "low", "2", "train"),
+    "b-0": ("batch", "n2", "low", "1", None),
+    "c-0": ("batch", "n3", "critical", "2", None),
+    "d-0": ("batch", "n4", "batch", "4", None),
+}
+EXPECTED_VICTIMS = {"ml/train-0", "ml/train-1"}
+EXPECTED_PLACEMENT = {"ml/job-0": "n1", "ml/job-1": "n2"}
+
+
+def pod(name: str, ns: str, prio_class: str, cpu: str, group: str | None, node: str | None = None) -> dict:
+    spec: dict = {
+        "priorityClassName": prio_class,
+        "priority": PRIORITY_CLASSES[prio_class],  # Priority admission is off: set it as admission would
+        "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                        "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
+    }
+    if node:
+        spec["nodeName"] = node
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "labels": {"app": name.rsplit("-", 1)[0]}}, "spec": spec}
+
+
+def job_manifest() -> list[dict]:
+    pg = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "job", "namespace": "ml"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "disruptionMode": {"all": {}}, "priorityClassName": "high"},
+    }
+    return [pg] + [pod(f"job-{i}", "ml", "high", "3", "job") for i in range(2)]
+
+
+def reader_role(name: str, drop: str | None) -> list[dict]:
+    """deploy/rbac-readonly.yaml's ClusterRole (renamed, minus one resource) bound to group `name`."""
+    role, _binding = list(yaml.safe_load_all((REPO / "deploy" / "rbac-readonly.yaml").read_text()))
+    role = json.loads(json.dumps(role))
+    role["metadata"]["name"] = name
+    rules = []
+    for rule in role["rules"]:
+        if drop and drop in rule.get("resources", []):
+            rule["resources"] = [r for r in rule["resources"] if r != drop]
+            if not rule["resources"]:
+                continue
+        rules.append(rule)
+    role["rules"] = rules
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": name}],
+    }
+    return [role, binding]
+
+
+@pytest.fixture(scope="module")
+def populated(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Cluster:
+    c = cluster
+    c.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"team": ns}}} for ns in ("ml", "batch")])
+    c.apply([
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n}, "value": v}
+        for n, v in PRIORITY_CLASSES.items()
+    ])
+    c.apply([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}} for n in NODES])
+    res = {"cpu": "4", "memory": "16Gi", "pods": "110"}
+    for n in NODES:
+        # A Node's status is ignored on create; set it through the status subresource, as a kubelet would.
+        status = {"status": {"capacity": res, "allocatable": res,
+                             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                             "lastHeartbeatTime": "2026-11-30T00:00:00Z",
+                                             "lastTransitionTime": "2026-11-30T00:00:00Z"}]}}
+        c.kubectl("patch", "node", n, "--subresource=status", "--type=merge", "-p", json.dumps(status))
+    c.apply([
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "train", "namespace": "ml"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "disruptionMode": {"all": {}}, "priorityClassName": "low"}},
+        {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": "pipeline", "namespace": "ml"},
+         "spec": {"disruptionMode": {"all": {}}, "priorityClassName": "low"}},
+        {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget", "metadata": {"name": "b", "namespace": "batch"},
+         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "b"}}}},
+    ])
+    c.apply([pod(name, ns, pc, cpu, g, node) for name, (ns, node, pc, cpu, g) in RUNNING.items()])
+    for i, (name, (ns, *_)) in enumerate(RUNNING.items()):
+        st = {"status": {"phase": "Running", "startTime": f"2026-11-30T0{i}:00:00Z",
+                         "conditions": [{"type": "Ready", "status": "True"}]}}
+        c.kubectl("patch", "pod", name, "-n", ns, "--subresource=status", "--type=merge", "-p", json.dumps(st))
+    c.apply(job_manifest())  # pending: no nodeName, phase Pending
+    # RBAC: the shipped read-only role for group kubectl-wap-users, and two cut-down copies.
+    c.kubectl("apply", "-f", str(REPO / "deploy" / "rbac-readonly.yaml"))
+    c.apply(reader_role("kubectl-wap-nopdb", "poddisruptionbudgets") + reader_role("kubectl-wap-nopods", "pods"))
+    d = tmp_path_factory.mktemp("manifests")
+    (d / "job.yaml").write_text(yaml.safe_dump_all(job_manifest(), sort_keys=False))
+    c.job_yaml = d / "job.yaml"  # type: ignore[attr-defined]
+    return c
+
+
+def wap(c: Cluster, *args: str, user: str = "reader", live: bool = True) -> subprocess.CompletedProcess:
+    cmd = [tool("kubectl-wap"), *args, "--color", "never"]
+    if live:
+        cmd += ["--kubeconfig", str(c.kubeconfigs[user])]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=c.workdir)
+
+
+def ok(res: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert res.returncode == 0, f"exit {res.returncode}: {res.stderr.strip()}"
+    return res
+
+
+def victims(doc: dict) -> set[str]:
+    return {f"{v['namespace']}/{v['name']}" for v in doc["victims"]}
+
+
+def placements(doc: dict) -> dict[str, str]:
+    return {f"{p['pod']['namespace']}/{p['pod']['name']}": p["node"] for p in doc["placements"]}
+
+
+def stable(doc: dict) -> dict:
+    """A report without its source field (file name vs cluster URL): what must not differ."""
+    return {k: v for k, v in doc.items() if k != "source"}
+
+
+# -- the server itself ---------------------------------------------------------------------------------
+
+def test_server_is_the_recipe_build(populated: Cluster) -> None:
+    status, version = populated.request("GET", "/version")
+    assert status == 200 and version["gitVersion"].startswith("v1.20."), version
+    # The scheduling types are CRDs at their real paths; policy is served at v1beta1 only (policy/v1
+    # arrived in 1.21), so kubectl-wap's GET /apis/policy/v1/poddisruptionbudgets is a 404.
+    assert populated.request("GET", "/apis/scheduling.k8s.io/v1beta1/podgroups")[0] == 200
+    assert populated.request("GET", "/apis/scheduling.k8s.io/v1alpha3/compositepodgroups")[0] == 200
+    assert populated.request("GET", "/apis/scheduling.k8s.io/v1/priorityclasses")[0] == 200
+    assert populated.request("GET", "/apis/policy/v1beta1/poddisruptionbudgets")[0] == 200
+    assert populated.request("GET", "/apis/policy/v1/poddisruptionbudgets")[0] == 404
+
+
+def test_server_drops_pod_scheduling_group(populated: Cluster) -> None:
+    """The known limit of a 1.20 server: Pod spec.schedulingGroup does not survive create."""
+    pod_json = json.loads(populated.kubectl("get", "pod", "train-0", "-n", "ml", "-o", "json").stdout)
+    assert "schedulingGroup" not in pod_json["spec"]
+    assert pod_json["spec"]["priority"] == 100 and pod_json["status"]["phase"] == "Running"
+
+
+# -- snapshot, whatif, explain, rank as the read-only user ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def snapshot_file(populated: Cluster) -> Path:
+    out = populated.workdir / "s.json.gz"
+    res = ok(wap(populated, "snapshot", "-o", str(out)))
+    # PDBs: policy/v1 is not served by 1.20 -> a warning, not a failure.
+    assert "poddisruptionbudgets.policy (policy/v1) is not served by this cluster" in res.stderr
+    return out
+
+
+def test_snapshot_contents(snapshot_file: Path) -> None:
+    doc = json.loads(gzip.decompress(snapshot_file.read_bytes()))
+    header = doc.get("header", doc)
+    text = json.dumps(doc)
+    assert header["server"]["version"].startswith("v1.20.")
+    assert header["notServed"] == ["poddisruptionbudgets.policy"]
+    assert header["forbidden"] == []
+    assert set(header["listed"]) == {
+        "nodes", "pods", "namespaces", "priorityclasses.scheduling.k8s.io",
+        "podgroups.scheduling.k8s.io", "compositepodgroups.scheduling.k8s.io",
+    }
+    counts = header["counts"]
+    assert counts["nodes"] == 4 and counts["pods"] == 8  # 6 running + 2 pending
+    assert counts["podgroups.scheduling.k8s.io"] == 2 and counts["compositepodgroups.scheduling.k8s.io"] == 1
+    # kube-apiserver creates default, kube-system, kube-public, kube-node-lease; we added ml, batch.
+    assert counts["namespaces"] >= 6
+    assert counts["priorityclasses.scheduling.k8s.io"] == 4
+    assert "pipeline" in text and "train" in text
+
+
+def test_whatif_snapshot_matches_hand_derived_answer_and_live(populated: Cluster, snapshot_file: Path) -> None:
+    job = str(populated.job_yaml)  # type: ignore[attr-defined]
+    off = json.loads(ok(wap(populated, "whatif", "-f", job, "-n", "ml", "--snapshot", str(snapshot_file), "-o", "json", live=False)).stdout)
+    assert off["outcome"] == "Preempt", off["message"]
+    assert off["preemptor"]["priority"] == 1000000  # from the PriorityClass CR "high" read from the server
+    assert victims(off) == EXPECTED_VICTIMS, off["explanation"]
+    assert placements(off) == EXPECTED_PLACEMENT
+    spared = {f"{u['unit']['namespace']}/{u['unit']['name']}" for u in off["reprieved"]}
+    assert {"batch/a-0", "batch/b-0", "batch/d-0"} <= spared
+    assert not any("c-0" in s for s in spared)  # higher priority than the preemptor: never a candidate
+    assert any("poddisruptionbudgets.policy" in w for w in off["warnings"]), off["warnings"]
+
+    live_res = ok(wap(populated, "whatif", "-f", job, "-n", "ml", "-o", "json"))
+    live = json.loads(live_res.stdout)
+    assert stable(live) == stable(off)
+
+
+def test_whatif_podgroup_by_name_snapshot_equals_live(populated: Cluster, snapshot_file: Path) -> None:
+    """`whatif podgroup job`: what the server kept of the gang (the group, not the membership)."""
+    off = json.loads(ok(wap(populated, "whatif", "podgroup", "job", "-n", "ml", "--snapshot", str(snapshot_file), "-o", "json", live=False)).stdout)
+    live = json.loads(ok(wap(populated, "whatif", "podgroup", "job", "-n", "ml", "-o", "json")).stdout)
+    assert stable(live) == stable(off)
+    assert off["preemptor"]["kind"] == "PodGroup" and off["preemptor"]["name"] == "job"
+    assert off["preemptor"]["pods"] == 0  # schedulingGroup dropped by the 1.20 server
+
+
+def test_explain_and_rank_as_reader(populated: Cluster) -> None:
+    job = str(populated.job_yaml)  # type: ignore[attr-defined]
+    explain = json.loads(ok(wap(populated, "explain", "-f", job, "-n", "ml", "-o", "json")).stdout)
+    assert victims(explain) == EXPECTED_VICTIMS
+    table = ok(wap(populated, "explain", "-f", job, "-n", "ml")).stdout
+    assert "Reprieve" in table and "train-0" in table
+
+    ranked = json.loads(ok(wap(populated, "rank", "--priority", "1000000", "-o", "json")).stdout)
+    names = [f"{u['namespace']}/{u['name']}" for u in ranked["units"]]
+    # Most important first: priority 1000 (a-0, d-0) before 100 (train-0, train-1, b-0); c-0 is above P.
+    assert set(names) == {"batch/a-0", "batch/d-0", "ml/train-0", "ml/train-1", "batch/b-0"}, names
+    assert set(names[:2]) == {"batch/a-0", "batch/d-0"}
+    ok(wap(populated, "rank", "--priority", "1000000"))
+
+
+def test_reader_only_ever_reads(populated: Cluster) -> None:
+    """The audit log of the real server: every request of the read-only user was a get or list."""
+    ok(wap(populated, "whatif", "-f", str(populated.job_yaml), "-n", "ml", "-o", "json"))  # type: ignore[attr-defined]
+    events = [e for e in populated.audit_events() if e.get("user", {}).get("username") == "reader"]
+    assert events, "no audit events for the reader user"
+    assert {e["verb"] for e in events} <= {"get", "list"}, {e["verb"] for e in events}
+    assert all(e["responseStatus"]["code"] in (200, 404) for e in events), [
+        (e["requestURI"], e["responseStatus"]["code"]) for e in events if e["responseStatus"]["code"] not in (200, 404)
+    ]
+
+
+# -- permissions ------------------------------------------------------------------------------------
+
+def test_user_without_pdb_access_gets_a_warning(populated: Cluster) -> None:
+    # RBAC answers before routing: a user lacking the permission gets 403 even for a path not served.
+    res = ok(wap(populated, "snapshot", "-o", str(populated.workdir / "nopdb.json.gz"), user="nopdb"))
+    warn = [ln for ln in res.stderr.splitlines() if "poddisruptionbudgets" in ln]
+    assert warn == ["Warning: forbidden to list poddisruptionbudgets.policy: PDBs are ignored, so victims "
+                    "protected by a PDB may be reported as preemptible"], res.stderr
+    doc = json.loads(ok(wap(populated, "whatif", "-f", str(populated.job_yaml), "-n", "ml", "-o", "json", user="nopdb")).stdout)  # type: ignore[attr-defined]
+    assert victims(doc) == EXPECTED_VICTIMS
+    assert any(w.startswith("forbidden to list poddisruptionbudgets.policy") for w in doc["warnings"]), doc["warnings"]
+
+
+@pytest.mark.parametrize("args", [
+    ("snapshot", "-o", "x.json.gz"),
+    ("whatif", "podgroup", "job", "-n", "ml"),
+    ("rank",),
+])
+def test_user_without_pods_access_fails_in_one_line(populated: Cluster, args: tuple[str, ...]) -> None:
+    res = wap(populated, *args, user="nopods")
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert "cannot list pods" in lines[0] and "forbidden" in lines[0] and "deploy/rbac-readonly.yaml" in lines[0], lines[0]
+    assert res.stdout == ""
+
+
+def test_unknown_token_is_a_one_line_401(populated: Cluster) -> None:
+    bad = write_kubeconfig(populated.workdir / "kubeconfig-bad", populated.url, "not-a-token", populated.ca_pem)
+    res = subprocess.run([tool("kubectl-wap"), "snapshot", "-o", "y.json.gz", "--kubeconfig", str(bad)],
+                         capture_output=True, text=True, timeout=60, cwd=populated.workdir)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "401" in lines[0], res.stderr
+

@@ -71,9 +71,12 @@ class StaticCache:
     def __init__(self, state: ClusterState):
         self.state = state
         self._cache: dict[tuple, StaticVerdicts] = {}
+        self._sigs: dict[str, tuple] = {}
 
     def get(self, pod: Pod) -> StaticVerdicts:
-        sig = static_signature(pod)
+        sig = self._sigs.get(pod.uid)
+        if sig is None:
+            sig = self._sigs[pod.uid] = static_signature(pod)
         v = self._cache.get(sig)
         if v is None:
             statuses = [_static_status(pod, n) for n in self.state.nodes]
@@ -87,13 +90,23 @@ def resource_fit_node(state: ClusterState, pod: Pod, idx: int, extra: np.ndarray
     """NodeResourcesFit.Filter (fitsRequest) for one node; `extra` is added to the node's
     requested vector (nominated pods). Reasons in upstream's order: pods, cpu, memory,
     ephemeral-storage, then scalar resources (by name: upstream iterates a Go map)."""
+    cols, amts = state.request_vector(pod)
+    allowed = int(state.alloc_pods[idx])
+    # Fast path: everything fits (the common answer during reprieval replays).
+    if int(state.pod_count[idx]) + extra_pods + 1 <= allowed:
+        if not len(cols):
+            return OK
+        if extra is None:
+            free = state.alloc[idx, cols] - state.requested[idx, cols]
+        else:
+            free = state.alloc[idx, cols] - state.requested[idx, cols] - extra[cols]
+        if (amts <= free).all():
+            return OK
     reasons: list[str] = []
     unres = False
-    allowed = int(state.alloc_pods[idx])
     if int(state.pod_count[idx]) + extra_pods + 1 > allowed:
         reasons.append(TOO_MANY_PODS)
         unres = unres or allowed < 1
-    cols, amts = state.request_vector(pod)
     if len(cols):
         alloc = state.alloc[idx]
         used = state.requested[idx] if extra is None else state.requested[idx] + extra
@@ -210,6 +223,17 @@ def filter_node(
     st = resource_fit_node(state, pod, idx, extra, extra_pods)
     if not st.ok:
         return st
+    for plugin, d in cycle.plugins:
+        st = plugin.filter(state, d, pod, idx)
+        if not st.ok:
+            return st
+    return OK
+
+
+def cross_node_filter(state: ClusterState, pod: Pod, cycle: CycleData, idx: int) -> Status:
+    """Only the cross-node Filters (PodTopologySpread, InterPodAffinity) on one node."""
+    if not cycle.prefilter_status.ok:
+        return cycle.prefilter_status
     for plugin, d in cycle.plugins:
         st = plugin.filter(state, d, pod, idx)
         if not st.ok:

@@ -77,6 +77,9 @@ class Scheduler:
             and not self.state.has(p)
         ]
 
+    def has_nominated_for(self, pod: Pod, idx: int) -> bool:
+        return bool(self.nominated.get(idx)) and bool(self._nominated_on(pod, idx))
+
     def filter_with_nominated(self, pod: Pod, cycle: CycleData, idx: int) -> Status:
         """RunFilterPluginsWithNominatedPods: when higher/equal-priority pods are nominated to the
         node, Filter must pass both with them added and without them."""

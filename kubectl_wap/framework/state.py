@@ -98,8 +98,12 @@ class ClusterState:
     # ---- mutations --------------------------------------------------------------------------
     def _apply(self, pod: Pod, idx: int, sign: int) -> None:
         cols, amts = self.request_vector(pod)
+        row = self.requested[idx]
         if sign > 0:
-            self.requested[idx, cols] += amts
+            # Per-element updates: cheaper than fancy indexing for the handful of resources a
+            # pod requests.
+            for c, a in zip(cols.tolist(), amts.tolist()):
+                row[c] += a
             self.nonzero[idx, 0] += pod.nonzero_requests[0]
             self.nonzero[idx, 1] += pod.nonzero_requests[1]
             self.pod_count[idx] += 1
@@ -114,7 +118,8 @@ class ClusterState:
                 if a.pod_affinity_required or a.pod_anti_affinity_required or a.pod_affinity_preferred or a.pod_anti_affinity_preferred:
                     self.affinity_pods[pod.uid] = idx
         else:
-            self.requested[idx, cols] -= amts
+            for c, a in zip(cols.tolist(), amts.tolist()):
+                row[c] -= a
             self.nonzero[idx, 0] -= pod.nonzero_requests[0]
             self.nonzero[idx, 1] -= pod.nonzero_requests[1]
             self.pod_count[idx] -= 1

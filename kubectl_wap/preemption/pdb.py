@@ -3,7 +3,13 @@
 Budgets are consumed in the order given (importance-descending), so more important victims use
 the budget first. A pod named in a PDB's status.disruptedPods is already counted and consumes
 nothing. A unit is violating when any of its pods is; its violate count is how many are.
-We keep decrementing every matching PDB after a violation, as the long-standing code does."""
+We keep decrementing every matching PDB after a violation, as the long-standing code does.
+
+Selector semantics follow upstream after PR #141785 (merged 2026-09, "Fix Scheduler Preemption
+Ignoring Empty PDB Selectors"): a policy/v1 `selector: {}` matches every pod of the namespace,
+unlabeled pods included; a nil selector matches nothing; an invalid selector is skipped. (Our
+reference doc §2.8 still describes the older code, which skipped unlabeled pods and treated `{}`
+as matching nothing.)"""
 
 from __future__ import annotations
 
@@ -16,15 +22,19 @@ def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     if pdb.namespace != pod.namespace:
         return False
     sel = pdb.selector
-    # A nil or empty selector matches nothing here; an invalid one is skipped.
-    if sel is None or sel.empty or sel.invalid:
+    if sel is None or sel.invalid:
         return False
+    if sel.empty:
+        return True  # labels.Everything()
     return match_label_selector(sel, pod.labels)
 
 
 def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
     """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
     allowed = [p.disruptions_allowed for p in pdbs]
+    by_ns: dict[str, list[int]] = {}
+    for i, p in enumerate(pdbs):
+        by_ns.setdefault(p.namespace, []).append(i)  # list order kept within a namespace
     violating: list[VictimUnit] = []
     non_violating: list[VictimUnit] = []
     which: dict[str, list[str]] = {}
@@ -32,10 +42,9 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
         count = 0
         names: list[str] = []
         for pod in u.pods:
-            if not pod.labels:
-                continue
             violated = False
-            for i, pdb in enumerate(pdbs):
+            for i in by_ns.get(pod.namespace, ()):
+                pdb = pdbs[i]
                 if not pdb_matches(pdb, pod):
                     continue
                 if pod.name in pdb.disrupted_pods:

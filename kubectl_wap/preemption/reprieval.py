@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..framework.filtering import CycleData, cross_node_filter
 from ..framework.podgroup import Assignment
 from ..framework.schedule_one import Scheduler
 from ..framework.status import Status
@@ -33,23 +34,25 @@ class ReprieveOutcome:
     status: Status | None = None
 
 
-def _add_back(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int]) -> None:
+def _add_back(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool) -> None:
     st = sched.state
     for p in unit.pods:
         idx = node_of[p.uid]
         st.add_pod(p, idx)
-        for a in valid:
-            if a.cycle.plugins:
-                a.cycle.add_pod(st, a.pod, p, idx)  # RunPreFilterExtensionAddPod
+        if cycles:
+            for a in valid:
+                if a.cycle.plugins:
+                    a.cycle.add_pod(st, a.pod, p, idx)  # RunPreFilterExtensionAddPod
 
 
-def _take_out(sched: Scheduler, unit: VictimUnit, valid: list[Assignment]) -> None:
+def _take_out(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool) -> None:
     st = sched.state
     for p in unit.pods:
         idx = st.remove_pod(p)
-        for a in valid:
-            if a.cycle.plugins:
-                a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
+        if cycles:
+            for a in valid:
+                if a.cycle.plugins:
+                    a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
 
 
 def _replay(sched: Scheduler, assignments: list[Assignment]) -> ReprieveOutcome:
@@ -67,9 +70,20 @@ def _replay(sched: Scheduler, assignments: list[Assignment]) -> ReprieveOutcome:
         st.rollback(cp)
 
 
-def _needs_literal(unit: VictimUnit, valid: list[Assignment]) -> bool:
-    if any(a.cycle.plugins for a in valid):
-        return True
+def preemptor_has_cross_node_terms(valid: list[Assignment]) -> bool:
+    """Whether any placed preemptor pod carries terms whose cross-node Filter verdict depends on
+    other pods: required pod (anti-)affinity, or DoNotSchedule topology spread."""
+    for a in valid:
+        aff = a.pod.affinity
+        if aff is not None and (aff.pod_affinity_required or aff.pod_anti_affinity_required):
+            return True
+        if any(c.when_unsatisfiable == "DoNotSchedule" for c in a.pod.topology_spread):
+            return True
+    return False
+
+
+def unit_has_cross_node_terms(unit: VictimUnit) -> bool:
+    """A victim with required anti-affinity changes InterPodAffinity's existing-pods counts."""
     return any(p.affinity is not None and p.affinity.pod_anti_affinity_required for p in unit.pods)
 
 
@@ -80,10 +94,24 @@ def reprieve(
     node_of: dict[str, int],
     fast: bool = True,
     by_node: dict[int, list[tuple[int, Assignment]]] | None = None,
+    preemptor_cross: bool = True,
 ) -> ReprieveOutcome:
-    """Try to put `unit` back. On success it stays in the cluster state permanently."""
-    _add_back(sched, unit, valid, node_of)
-    if fast and not _needs_literal(unit, valid):
+    """Try to put `unit` back. On success it stays in the cluster state permanently.
+
+    When neither the preemptor's pods nor the unit carry cross-node terms, the cross-node
+    plugins' AddPod/RemovePod are no-ops for this unit (nothing they count changes) and their
+    Filter verdicts cannot change; the fast path then skips those calls and replays only the
+    assignments on the nodes the unit occupies."""
+    cross = preemptor_cross or unit_has_cross_node_terms(unit)
+    if not fast:
+        cross = True  # the literal reference always does the full upstream sequence
+    if not cross and by_node is not None and not any(node_of[p.uid] in by_node for p in unit.pods):
+        # No preemptor pod sits on any node this unit occupies and no cross-node plugin can see
+        # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
+        # be put back into the simulated state: no later check looks at those nodes.
+        return ReprieveOutcome(True)
+    _add_back(sched, unit, valid, node_of, cross)
+    if not cross:
         touched = {node_of[p.uid] for p in unit.pods}
         if by_node is None:
             subset = [a for a in valid if a.node in touched]
@@ -91,11 +119,62 @@ def reprieve(
             # by_node holds (scheduling order, assignment) per node: merge to keep global order.
             subset = [a for _, a in sorted(x for n in touched for x in by_node.get(n, ()))]
         out = _replay(sched, subset)
+    elif fast:
+        out = _two_phase(sched, unit, valid, node_of, by_node)
     else:
         out = _replay(sched, valid)
     if not out.fits:
-        _take_out(sched, unit, valid)
+        _take_out(sched, unit, valid, cross)
     return out
+
+
+_NODE_LOCAL = CycleData()
+
+
+def _two_phase(
+    sched: Scheduler,
+    unit: VictimUnit,
+    valid: list[Assignment],
+    node_of: dict[str, int],
+    by_node: dict[int, list[tuple[int, Assignment]]] | None,
+) -> ReprieveOutcome:
+    """The two-phase reprieval of upstream PR #142152, equal to the literal replay:
+    phase 1 replays only the assignments on the nodes the unit occupies with the node-local
+    Filters (the others see an unchanged node, so they pass as before); phase 2 runs only the
+    cross-node Filters of every assignment against its (already updated) cycle data, which does
+    not depend on the replay's assumes. The first failure in scheduling order wins, and on one
+    assignment a node-local failure comes first, as in the profile's Filter order."""
+    touched = {node_of[p.uid] for p in unit.pods}
+    if by_node is None:
+        by_node = index_by_node(valid)
+    subset = sorted(x for n in touched for x in by_node.get(n, ()))
+    first: tuple[int, Assignment, Status] | None = None
+    st = sched.state
+    cp = st.checkpoint()
+    try:
+        for i, a in subset:
+            status = sched.filter_with_nominated(a.pod, _NODE_LOCAL, a.node)
+            if not status.ok:
+                first = (i, a, status)
+                break
+            st.add_pod(a.pod, a.node)
+    finally:
+        st.rollback(cp)
+    limit = first[0] if first is not None else len(valid)
+    for i in range(limit):
+        a = valid[i]
+        if not a.cycle.plugins:
+            continue
+        if sched.has_nominated_for(a.pod, a.node):
+            status = sched.filter_with_nominated(a.pod, a.cycle, a.node)
+        else:
+            status = cross_node_filter(st, a.pod, a.cycle, a.node)
+        if not status.ok:
+            first = (i, a, status)
+            break
+    if first is None:
+        return ReprieveOutcome(True)
+    return ReprieveOutcome(False, first[1], first[2])
 
 
 def index_by_node(valid: list[Assignment]) -> dict[int, list[tuple[int, Assignment]]]:

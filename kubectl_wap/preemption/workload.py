@@ -11,7 +11,7 @@ from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..model import NEVER, Pod, Snapshot
 from .importance import by_importance
 from .pdb import classify
-from .reprieval import index_by_node, reprieve
+from .reprieval import index_by_node, preemptor_has_cross_node_terms, reprieve
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
@@ -177,8 +177,9 @@ def preempt_for_group(
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
         by_node = index_by_node(valid)
+        preemptor_cross = preemptor_has_cross_node_terms(valid)
         for i, u in enumerate(order):
-            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node)
+            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node, preemptor_cross=preemptor_cross)
             v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []))
             if not out.fits and out.failed is not None:
                 v.failed_pod = out.failed.pod

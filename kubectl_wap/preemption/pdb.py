@@ -26,6 +26,9 @@ def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
         return False
     if sel.empty:
         return True  # labels.Everything()
+    if not sel.match_expressions:
+        labels = pod.labels  # common case, checked inline: matchLabels only
+        return all(labels.get(k) == v for k, v in sel.match_labels)
     return match_label_selector(sel, pod.labels)
 
 

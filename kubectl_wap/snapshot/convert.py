@@ -284,14 +284,40 @@ def _meta(obj: dict, kind: str, namespaced: bool) -> tuple[str, str, str]:
     return _intern(ns), _intern(name), _str(md.get("uid"))
 
 
+# Pods of one template share their resource stanzas: cache the effective requests by the repr of
+# exactly the fields PodRequests reads, so a 150k-pod snapshot does the exact (Fraction)
+# arithmetic once per distinct template instead of once per pod.
+_REQUESTS_CACHE: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
+
+
+def _requests_key(spec: dict) -> str:
+    return repr(
+        (
+            [_d(_d(c).get("resources")).get("requests") for c in _l(spec.get("containers"))],
+            [(_d(_d(c).get("resources")).get("requests"), _d(c).get("restartPolicy")) for c in _l(spec.get("initContainers"))],
+            spec.get("overhead"),
+            _d(spec.get("resources")).get("requests"),
+        )
+    )
+
+
+def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]]:
+    key = _requests_key(spec)
+    hit = _REQUESTS_CACHE.get(key)
+    if hit is None:
+        reqs = _to_ints(_aggregate(spec, what, nonzero=False), f"{what}: effective requests")
+        nzi = _to_ints(_aggregate(spec, what, nonzero=True), f"{what}: effective requests")
+        if len(_REQUESTS_CACHE) > 200_000:
+            _REQUESTS_CACHE.clear()
+        hit = _REQUESTS_CACHE[key] = (reqs, nzi)
+    return dict(hit[0]), hit[1]
+
+
 def pod_from(obj: dict) -> Pod:
     ns, name, uid = _meta(obj, "Pod", True)
     what = f"pod {ns}/{name}"
     md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
-    reqs = _aggregate(spec, what, nonzero=False)
-    nz = _aggregate(spec, what, nonzero=True)
-    requests = _to_ints(reqs, f"{what}: effective requests")
-    nzi = _to_ints(nz, f"{what}: effective requests")
+    requests, nzi = _pod_requests(spec, what)
     host_ports = []
     for c in _l(spec.get("containers")):
         for p in _l(_d(c).get("ports")):

@@ -8,6 +8,7 @@ each simulation step cheap and exact without copying the cluster.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Iterable, Iterator
 
@@ -16,6 +17,7 @@ import numpy as np
 from ..model import HostPort, Node, Pod, Snapshot
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
+_TOKENS = itertools.count(1)
 
 
 class ClusterState:
@@ -52,12 +54,14 @@ class ClusterState:
         self._vec: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._log: list[tuple[bool, Pod, int]] = []
         self.version = 0  # bumped on every mutation; caches key on it
+        self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
         self.anti_affinity_pods: dict[str, int] = {}
         # Pods with any pod (anti-)affinity term: they score every incoming pod (InterPodAffinity
         # reads this instead of scanning all pods).
         self.affinity_pods: dict[str, int] = {}
+        self.affinity_version = 0  # bumped whenever affinity_pods changes (score caches key on it)
         self.ignored_pods: list[Pod] = []
         for p in pods:
             if p.scheduled:
@@ -117,6 +121,7 @@ class ClusterState:
                     self.anti_affinity_pods[pod.uid] = idx
                 if a.pod_affinity_required or a.pod_anti_affinity_required or a.pod_affinity_preferred or a.pod_anti_affinity_preferred:
                     self.affinity_pods[pod.uid] = idx
+                    self.affinity_version += 1
         else:
             for c, a in zip(cols.tolist(), amts.tolist()):
                 row[c] -= a
@@ -130,7 +135,8 @@ class ClusterState:
                 if self.ports[idx][hp] <= 0:
                     del self.ports[idx][hp]
             self.anti_affinity_pods.pop(pod.uid, None)
-            self.affinity_pods.pop(pod.uid, None)
+            if self.affinity_pods.pop(pod.uid, None) is not None:
+                self.affinity_version += 1
         self.version += 1
 
     def add_pod(self, pod: Pod, node_idx: int) -> None:

@@ -233,6 +233,9 @@ def _cluster_has_affinity_pods(state: "ClusterState") -> bool:
     return found
 
 
+_TOPO_CACHE: dict[tuple, tuple[dict, dict]] = {}
+
+
 class InterPodAffinity:
     name = NAME
     score_weight = 2
@@ -383,6 +386,14 @@ class InterPodAffinity:
 
         # PreScore: topologyScore keyed by (topologyKey, value); an entry exists once any term
         # matched on a node carrying the key (even with weight 0), which decides Skip.
+        # Without preferred terms of its own, the map depends only on the pod's namespace and
+        # labels and on the pods with affinity: pods of one gang share it, so cache it.
+        cache_key = None
+        if not has_constraints and getattr(state, "affinity_version", None) is not None:
+            cache_key = (state.token, state.affinity_version, pod.namespace, tuple(sorted(pod.labels.items())))
+            hit = _TOPO_CACHE.get(cache_key)
+            if hit is not None:
+                return self._normalized(state, feasible, *hit)
         topo: dict[tuple[str, str], int] = {}
         keys: dict[str, None] = {}
 
@@ -395,31 +406,41 @@ class InterPodAffinity:
                     topo[pair] = topo.get(pair, 0) + weight * mult
                     keys[t.topology_key] = None
 
-        for idx, pods in enumerate(state.node_pods):
-            if not pods:
-                continue
+        if has_constraints or getattr(state, "affinity_pods", None) is None:
+            candidates = ((idx, other) for idx, pods in enumerate(state.node_pods) for other in pods.values())
+        else:
+            # Only NodeInfo.PodsWithAffinity are processed then: walk just those.
+            candidates = ((idx, state.node_pods[idx][uid]) for uid, idx in state.affinity_pods.items())
+        for idx, other in candidates:
             labels = state.nodes[idx].labels
             if not labels:
                 continue  # processExistingPod returns early for a node without labels
-            for other in pods.values():
-                if not has_constraints and not _has_pod_affinity(other):
-                    continue  # only NodeInfo.PodsWithAffinity are processed then
-                # processExistingPod
-                for w, t in pref_aff:
-                    process(t, w, other, None, labels, 1)
-                for w, t in pref_anti:
-                    process(t, w, other, None, labels, -1)
-                oi = _pod_info(other)
-                if oi is _NO_INFO:
-                    continue
-                if HARD_POD_AFFINITY_WEIGHT > 0:
-                    for t in oi.req_aff:
-                        process(t, HARD_POD_AFFINITY_WEIGHT, pod, ns_labels, labels, 1)
-                for w, t in oi.pref_aff:
-                    process(t, w, pod, ns_labels, labels, 1)
-                for w, t in oi.pref_anti:
-                    process(t, w, pod, ns_labels, labels, -1)
+            if not has_constraints and not _has_pod_affinity(other):
+                continue
+            # processExistingPod
+            for w, t in pref_aff:
+                process(t, w, other, None, labels, 1)
+            for w, t in pref_anti:
+                process(t, w, other, None, labels, -1)
+            oi = _pod_info(other)
+            if oi is _NO_INFO:
+                continue
+            if HARD_POD_AFFINITY_WEIGHT > 0:
+                for t in oi.req_aff:
+                    process(t, HARD_POD_AFFINITY_WEIGHT, pod, ns_labels, labels, 1)
+            for w, t in oi.pref_aff:
+                process(t, w, pod, ns_labels, labels, 1)
+            for w, t in oi.pref_anti:
+                process(t, w, pod, ns_labels, labels, -1)
 
+        if cache_key is not None:
+            if len(_TOPO_CACHE) > 1024:
+                _TOPO_CACHE.clear()
+            _TOPO_CACHE[cache_key] = (topo, keys)
+        return self._normalized(state, feasible, topo, keys)
+
+    @staticmethod
+    def _normalized(state: "ClusterState", feasible: list[int], topo: dict, keys: dict) -> list[int]:
         if not topo:
             return [0] * len(feasible)  # PreScore Skip: the plugin does not score
 

@@ -1,10 +1,11 @@
 """Topology-aware workload scheduling (TAS): kubectl_wap/framework/placement.py.
 
 Expectations follow upstream's podGroupSchedulingPlacementAlgorithm (schedule_one_podgroup.go),
-TopologyPlacementGenerator (plugins/topologyaware) and PodGroupPodsCount (plugins/podgrouppodscount:
-raw = pods of the group in the snapshot + proposed assignments, normalized raw*100//max): among
-feasible placements the one placing the most pods wins; equal scores go to the smallest domain name
-(our deterministic stand-in for upstream's random tie-break).
+TopologyPlacementGenerator (plugins/topologyaware), PodGroupPodsCount (plugins/podgrouppodscount:
+raw = pods of the group in the snapshot + proposed assignments, normalized raw*100//max) and
+PlacementBinPacking (MostAllocated): among feasible placements the one placing the most pods wins,
+then the most allocated one; equal totals go to the smallest domain name (our deterministic
+stand-in for upstream's random tie-break).
 """
 
 from __future__ import annotations
@@ -150,15 +151,35 @@ def test_score_prefers_the_zone_placing_more_pods():
 
 
 def test_equal_scores_go_to_the_smallest_domain_name():
-    # Both zones fit all 4 pods (score 100 each). Zone "b" nodes are emptier, which node scoring would
-    # prefer, but placements are compared by PodGroupPodsCount only: the tie goes to zone "a".
+    # Identical zones: same pod count, same allocation -> the tie goes to zone "a" (upstream: random).
     snap = Snapshot(
-        nodes=[node("a1", "a"), node("a2", "a"), node("b1", "b", 8000), node("b2", "b", 8000)],
+        nodes=[node("b1", "b"), node("b2", "b"), node("a1", "a"), node("a2", "a")],
         pods=members("g", 4),
         pod_groups=[gang("g", 4)],
     )
     res = analyze(snap, "podgroup", NS, "g")
     assert placed_zones(res, snap) == {"a"}
+
+
+def test_pod_count_tie_goes_to_the_most_allocated_placement():
+    # Transcribed from test/integration/scheduler/podgroup/topology_aware_scheduling/tas_test.go
+    # TestTopologyAwareSchedulingWithGangPolicy: 'gang schedules on a single rack, choosing placement
+    # with highest allocation percentage (default placement scoring algorithm) with pre-existing pods
+    # in cluster'. Racks 1-3 all fit the 3 pods; cpu allocation rack1 3/4, rack2 5/6, rack3 4/6 ->
+    # rack-2 wins although rack-1 sorts first.
+    racks = {"node1": "rack-1", "node2": "rack-1", "node3": "rack-2", "node4": "rack-2", "node5": "rack-2",
+             "node6": "rack-3", "node7": "rack-3", "node8": "rack-3", "node9": "rack-4"}
+    nodes = [Node(name=n, uid=n, labels={"rack": r}, allocatable={"cpu": 2000, "memory": 8 * GI, "pods": 110})
+             for n, r in racks.items()]
+    snap = Snapshot(
+        nodes=nodes,
+        pods=[pod("existing1", 2000, on="node3", prio=100), pod("existing2", 1000, on="node8", prio=100)]
+        + members("pg1", 3),
+        pod_groups=[gang("pg1", 3, key="rack")],
+    )
+    res = analyze(snap, "podgroup", NS, "pg1")
+    assert res.outcome == "NoPreemptionNeeded"
+    assert {n for _, n in res.placements} == {"node4", "node5"}
 
 
 def test_nominated_placement_is_tried_first():

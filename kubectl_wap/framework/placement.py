@@ -14,7 +14,11 @@ Upstream sources read (kubernetes/kubernetes):
 * PlacementGenerate: pkg/scheduler/framework/plugins/topologyaware/topology_placement.go
   (`TopologyPlacementGenerator`).
 * PlacementScore: pkg/scheduler/framework/plugins/podgrouppodscount/podgroup_pods_count.go
-  (`PodGroupPodsCount`, the only in-tree placement score plugin in plugins/registry.go).
+  (`PodGroupPodsCount`) and pkg/scheduler/framework/plugins/noderesources/placement_bin_packing.go
+  (`PlacementBinPacking`, default strategy MostAllocated). The integration tests
+  test/integration/scheduler/podgroup/topology_aware_scheduling (TestTopologyAwareSchedulingWithGangPolicy:
+  "... choosing placement with highest allocation percentage ...") show both in the default profile:
+  PodGroupPodsCount ties are decided by the most-allocated placement.
 
 Algorithm, for a group G with topology key K, inside the current (parent) placement P:
 
@@ -30,9 +34,15 @@ Algorithm, for a group G with topology key K, inside the current (parent) placem
 4. No Success: Unschedulable "0/<n> placements are available, reported placement status: <s>" for a
    PodGroup, "..., first placement status: <s>" for a CPG, s being the status of the nominated
    placement if one was evaluated, else of the first placement tried.
-5. One Success: taken without scoring. Several: PodGroupPodsCount scores each:
-   raw = pods of G in the snapshot + proposed assignments, normalized raw * 100 // max(raw); the
-   highest total wins. The winner's assignments are assumed again so later siblings see them.
+5. One Success: taken without scoring. Several: each is scored by
+   PodGroupPodsCount: raw = pods of G in the snapshot + proposed assignments, normalized
+   raw * 100 // max(raw); plus PlacementBinPacking (MostAllocated over cpu and memory, weight 1 each):
+   for each resource, (non-zero requests of the pods on the placement's nodes + the proposed pods)
+   * 100 // (sum of the placement nodes' allocatable), averaged. The highest total wins. The winner's
+   assignments are assumed again so later siblings see them.
+
+UPSTREAM-DIFF [unverified]: the placement-score plugin weights are not in the code we read
+(default_plugins.go applyFeatureGates for TAS was not found); we weight both plugins 1.
 
 UPSTREAM-DIFF: upstream breaks equal placement scores with a random `Randomizer` and generates the
 placements in map order; we order placements by domain name and the smallest domain name wins a tie
@@ -60,6 +70,7 @@ from .status import ERROR, SUCCESS, UNSCHEDULABLE, Status
 GENERATOR = "TopologyPlacementGenerator"
 SCORER = "PodGroupPodsCount"
 SCORER_WEIGHT = 1
+BIN_PACKING_WEIGHT = 1
 MAX_SCORE = 100
 
 
@@ -159,7 +170,26 @@ def score_placements(pgs: PodGroupScheduler, g: Group, results: list[tuple[Place
     mx = max(raw)
     if mx == 0:
         return [], Status(ERROR, ("no pods from pod group are assigned to any of the candidate placements",), SCORER)
-    return [SCORER_WEIGHT * (v * MAX_SCORE // mx) for v in raw], None
+    counts = [SCORER_WEIGHT * (v * MAX_SCORE // mx) for v in raw]
+    return [c + BIN_PACKING_WEIGHT * bin_packing_score(pgs, pl, r) for c, (pl, r) in zip(counts, results)], None
+
+
+def bin_packing_score(pgs: PodGroupScheduler, pl: Placement, res: GroupResult) -> int:
+    """PlacementBinPacking.ScorePlacement with the MostAllocated strategy over cpu and memory
+    (weight 1 each, non-zero requests as NodeResourcesFit scoring uses): the placement's nodes are
+    summed into one bin."""
+    state = pgs.state
+    nodes = np.flatnonzero(pl.nodes)
+    total = wsum = 0
+    for k, r in enumerate(("cpu", "memory")):
+        cap = int(state.alloc[nodes, state.res_index[r]].sum())
+        if cap == 0:
+            continue  # mostResourceScorer skips resources without allocatable
+        req = int(state.nonzero[nodes, k].sum()) + sum(a.pod.nonzero_requests[k] for a in res.assignments)
+        # mostRequestedScore: requests above capacity (non-zero defaults) count as full.
+        total += min(req, cap) * MAX_SCORE // cap
+        wsum += 1
+    return total // wsum if wsum else 0
 
 
 def run_placement_algorithm(pgs: PodGroupScheduler, g: Group) -> GroupResult:

@@ -99,12 +99,9 @@ class Cluster:
             req.add_header("Content-Type", content_type)
         try:
             with urllib.request.urlopen(req, context=ctx, timeout=30) as resp:
-                return resp.status, json.loads(resp.read() or b"{}")
+                return resp.status, _json(resp.read())
         except urllib.error.HTTPError as e:
-            try:
-                return e.code, json.loads(e.read() or b"{}")
-            except ValueError:
-                return e.code, {}
+            return e.code, _json(e.read())
 
     def audit_events(self) -> list[dict]:
         out = []
@@ -124,6 +121,14 @@ class Cluster:
                 p.kill()
                 p.wait(timeout=10)
         self.procs.clear()
+
+
+def _json(body: bytes) -> dict:
+    try:
+        doc = json.loads(body or b"{}")
+    except ValueError:  # /readyz answers "ok"
+        return {"text": body.decode(errors="replace")}
+    return doc if isinstance(doc, dict) else {"value": doc}
 
 
 def _run(cmd: list[str], **kw) -> None:

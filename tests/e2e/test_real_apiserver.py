@@ -134,6 +134,11 @@ def populated(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Clu
                                              "lastHeartbeatTime": "2026-11-30T00:00:00Z",
                                              "lastTransitionTime": "2026-11-30T00:00:00Z"}]}}
         c.kubectl("patch", "node", n, "--subresource=status", "--type=merge", "-p", json.dumps(status))
+    # The TaintNodesByCondition admission plugin taints every new Node not-ready:NoSchedule; without a
+    # node lifecycle controller nobody lifts it once the node is Ready, so do what it would do.
+    nodes = json.loads(c.kubectl("get", "nodes", "-o", "json").stdout)["items"]
+    assert all({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in n["spec"].get("taints", []) for n in nodes)
+    c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-")
     c.apply([
         {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "train", "namespace": "ml"},
          "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "disruptionMode": {"all": {}}, "priorityClassName": "low"}},

@@ -174,8 +174,14 @@ def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
         for g, x in r["gangs"].items():
             lit = x.get("literal_s")
             lit_s = _fmt(lit) if lit is not None else (f">{literal_timeout:.0f}" if "literal_s" in x else "-")
-            print(f"{r['size']:4} {g:10} {x['outcome']:14} {x['victim_units']:>5}/{x['victim_pods']:<5} {x['analyze_s']:>8.3f} {x['e2e_s']:>8.2f} "
-                  f"{x['ratio_a']:>6.2f} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+            print(f"{r['size']:4} {g:10} {x['outcome']:14} {_fmt(x['victim_units'], 'd'):>5}/{_fmt(x['victim_pods'], 'd'):<5} "
+                  f"{_fmt(x['analyze_s'], '.3f'):>8} {_fmt(x['e2e_s']):>8} {_fmt(x['ratio_a']):>6} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+
+
+def show(size: str, out_dir: str = DEFAULT_OUT, literal_timeout: float = 300.0) -> None:
+    """Print the table of a finished run from <out>/results-<size>.json."""
+    with open(os.path.join(out_dir, f"results-{size}.json")) as f:
+        print_table([json.load(f)["summary"]], literal_timeout)
 
 
 def main(argv: list[str] | None = None) -> None:

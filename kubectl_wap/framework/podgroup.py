@@ -68,6 +68,7 @@ class PodGroupScheduler:
         self.sched = scheduler
         self.state = scheduler.state
         self.index = index
+        self._path: set[tuple[str, str]] = set()
         # TopologyAwareWorkloadScheduling: groups with schedulingConstraints.topology run the
         # placement algorithm (placement.py). `placement` is the node mask currently assumed in
         # the snapshot (None = every node), `root` the entity this cycle runs for.
@@ -133,7 +134,18 @@ class PodGroupScheduler:
         return res
 
     def _run_composite(self, cpg: CompositePodGroup) -> GroupResult:
-        children = self.index.children(cpg)
+        # A parent cycle (impossible through the API, possible in a hand-written file) must not
+        # recurse forever: a child already on the current path is left out.
+        path = self._path
+        key = (cpg.namespace, cpg.name)
+        path.add(key)
+        try:
+            children = [c for c in self.index.children(cpg) if isinstance(c, PodGroup) or (c.namespace, c.name) not in path]
+            return self._run_composite_children(cpg, children)
+        finally:
+            path.discard(key)
+
+    def _run_composite_children(self, cpg: CompositePodGroup, children: list[Group]) -> GroupResult:
         min_count = cpg.min_group_count if cpg.policy == "gang" else 1
         scheduled, remaining = 0, len(children)
         res = GroupResult(placement_feasible(min_count, scheduled, remaining))

@@ -41,7 +41,8 @@ fi
 command -v apt-get >/dev/null || die "apt-get not found: this build needs a Debian machine (see tests/e2e/README.md)"
 command -v dpkg-source >/dev/null || die "dpkg-source not found (Debian package dpkg-dev); install it with apt-get install dpkg-dev"
 command -v make >/dev/null || die "make not found (apt-get install make)"
-SYS_SOURCES=/etc/apt/sources.list.d/debian.sources
+# The machine's own Debian source list (deb822); overridable to test the failure path.
+SYS_SOURCES="${KUBECTL_WAP_E2E_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}"
 [[ -r "$SYS_SOURCES" ]] || die "$SYS_SOURCES not found: cannot derive the deb-src entries (see tests/e2e/README.md)"
 
 mkdir -p "$BIN" "$APT/sources.list.d" "$APT/lists/partial" "$APT/cache/archives/partial" "$WORK"
@@ -60,7 +61,7 @@ APT_OPTS=(
     -o "Acquire::Retries=3"
 )
 say "apt-get update (private lists in $APT)"
-apt-get "${APT_OPTS[@]}" -q update >>"$LOG" 2>&1 \
+apt-get "${APT_OPTS[@]}" -q --error-on=any update >>"$LOG" 2>&1 \
     || die "apt-get update failed: cannot reach the Debian mirrors (log: $LOG): $(tail -n 3 "$LOG" | tr '\n' ' ')"
 
 # 2. Source and toolchain packages.

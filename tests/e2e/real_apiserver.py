@@ -165,7 +165,7 @@ def write_kubeconfig(path: Path, url: str, token: str, ca_pem: bytes) -> Path:
     return path
 
 
-def _wait_ready(cluster: Cluster, proc: subprocess.Popen, log: Path, deadline_s: float = 60.0) -> None:
+def _wait_ready(cluster: Cluster, proc: subprocess.Popen, log: Path, deadline_s: float = 120.0) -> None:
     end = time.monotonic() + deadline_s
     last = ""
     while time.monotonic() < end:

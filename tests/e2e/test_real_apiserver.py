@@ -1,10 +1,10 @@
-"""kubectl-wap against a real kube-apiserver (1.20.2 from Debian's source package; see conftest.py).
+"""kubectl-wap against a real kube-apiserver (1.20.2 from Debian's source package; see real_apiserver.py).
 
 Runs only with KUBECTL_WAP_E2E=1 (bash tests/e2e/run.sh). The cluster is built with the real kubectl
-(create, patch --subresource=status) as an admin token user; kubectl-wap then reads it as a user bound
+(create, patch --subresource=status, taint) as an admin token user; kubectl-wap then reads it as a user bound
 only to deploy/rbac-readonly.yaml, and as users whose role lacks one resource.
 
-The cluster (cpu only matters; every node 4 cpu, 16Gi, 110 pods, Ready):
+The cluster (cpu only matters; every node 4 cpu, 16Gi, 110 pods, Ready, untainted):
 
     node  pods (namespace/name, priority, cpu)                       free cpu
     n1    ml/train-0 (100, 2)   batch/a-0 (1000, 1)                    1
@@ -21,9 +21,8 @@ policy version a 1.20 server has) complete the set.
 Expected what-if for ml/job, by hand: no node has 3 free cpu, so the gang needs preemption. Candidates
 are the units below priority 1000000: train-0, train-1, a-0, b-0, d-0 (c-0 at 2000000 is not one).
 With every candidate removed n1, n2, n4 have 4 free and n3 has 2 (c-0 stays): job-0 goes to n1 and
-job-1 to n2 (LeastAllocated, ties to the smallest name; both n1 and n2 beat n4 only by name, and
-whichever two of n1/n2/n4 are used the victims below are the same, since the pods of n4/d-0 are
-what the reprieve gives back). Reprieve: d-0 (n4) is not on a placement node -> spared; a-0 back on n1
+job-1 to n2 (LeastAllocated scores n1, n2, n4 alike; ties go to the smallest name, and after job-0
+n1 scores lower than n2 and n4). Reprieve: d-0 (n4) is not on a placement node -> spared; a-0 back on n1
 gives 3 + 1 = 4 <= 4 -> spared; b-0 back on n2 gives 3 + 1 -> spared; train-0 back on n1 gives
 3 + 1 + 2 > 4 -> needed; train-1 back on n2 gives 3 + 1 + 2 > 4 -> needed. Victims: ml/train-0 and
 ml/train-1 (as one All-mode unit if the pods kept their group, see below), whatever the order.
@@ -246,6 +245,8 @@ def test_whatif_snapshot_matches_hand_derived_answer_and_live(populated: Cluster
     assert off["preemptor"]["priority"] == 1000000  # from the PriorityClass CR "high" read from the server
     assert victims(off) == EXPECTED_VICTIMS, off["explanation"]
     assert placements(off) == EXPECTED_PLACEMENT
+    # Two single-pod units, not one All-mode PodGroup: the server dropped the pods' schedulingGroup.
+    assert sorted(u["unit"]["kind"] for u in off["victimUnits"]) == ["Pod", "Pod"]
     spared = {f"{u['unit']['namespace']}/{u['unit']['name']}" for u in off["reprieved"]}
     assert {"batch/a-0", "batch/b-0", "batch/d-0"} <= spared
     assert not any("c-0" in s for s in spared)  # higher priority than the preemptor: never a candidate

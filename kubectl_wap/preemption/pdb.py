@@ -32,12 +32,39 @@ def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     return match_label_selector(sel, pod.labels)
 
 
+class _PdbIndex:
+    """Candidate PDBs for a pod without testing every PDB of its namespace: matchLabels-only
+    selectors are indexed by their first (key, value) pair; other selectors are always tried."""
+
+    def __init__(self, pdbs: list[PodDisruptionBudget]):
+        self.by_pair: dict[tuple[str, str, str], list[int]] = {}
+        self.others: dict[str, list[int]] = {}
+        for i, p in enumerate(pdbs):
+            sel = p.selector
+            if sel is not None and not sel.invalid and not sel.empty and not sel.match_expressions:
+                k, v = sel.match_labels[0]
+                self.by_pair.setdefault((p.namespace, k, v), []).append(i)
+            else:
+                self.others.setdefault(p.namespace, []).append(i)
+
+    def candidates(self, pod: Pod) -> list[int]:
+        ns = pod.namespace
+        out = list(self.others.get(ns, ()))
+        by_pair = self.by_pair
+        if by_pair:
+            for k, v in pod.labels.items():
+                hit = by_pair.get((ns, k, v))
+                if hit:
+                    out.extend(hit)
+        if len(out) > 1:
+            out.sort()  # PDB list order, as upstream iterates
+        return out
+
+
 def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
     """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
     allowed = [p.disruptions_allowed for p in pdbs]
-    by_ns: dict[str, list[int]] = {}
-    for i, p in enumerate(pdbs):
-        by_ns.setdefault(p.namespace, []).append(i)  # list order kept within a namespace
+    index = _PdbIndex(pdbs)
     violating: list[VictimUnit] = []
     non_violating: list[VictimUnit] = []
     which: dict[str, list[str]] = {}
@@ -46,7 +73,7 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
         names: list[str] = []
         for pod in u.pods:
             violated = False
-            for i in by_ns.get(pod.namespace, ()):
+            for i in index.candidates(pod):
                 pdb = pdbs[i]
                 if not pdb_matches(pdb, pod):
                     continue

@@ -70,10 +70,23 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
     in name order and pods in node order; group units are deduplicated by their All ancestor."""
     units: list[VictimUnit] = []
     done_groups: set[tuple[str, str, str]] = set()
+    # Per leaf group: (priority, source, leaf, highest All ancestor); pods of a group share it.
+    per_leaf: dict[tuple[str, str], tuple] = {}
     for idx, pod in list(state.all_pods()):
-        prio, source = effective_priority(pod, index, generic_workload)
-        leaf = index.leaf_of(pod) if generic_workload else None
-        anc = highest_all_ancestor(leaf, index) if leaf is not None else None
+        if generic_workload and pod.pod_group_name:
+            lk = (pod.namespace, pod.pod_group_name)
+            hit = per_leaf.get(lk)
+            if hit is None:
+                leaf = index.leaf_of(pod)
+                prio, source = effective_priority(pod, index, generic_workload)
+                anc = highest_all_ancestor(leaf, index) if leaf is not None else None
+                hit = per_leaf[lk] = (prio, source, leaf, anc)
+                if leaf is None:
+                    del per_leaf[lk]  # a missing leaf falls back to each pod's own priority
+            prio, source, leaf, anc = hit
+        else:
+            prio, source = effective_priority(pod, index, generic_workload)
+            leaf, anc = None, None
         if anc is not None:
             k = (anc.kind, anc.namespace, anc.name)
             if k in done_groups:

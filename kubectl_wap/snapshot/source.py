@@ -48,10 +48,12 @@ def build(header: SnapshotHeader, items: list[Any], extra: list[Any] | None = No
     finally:
         if enabled:
             gc.enable()
-    if header.forbidden:
-        snap.warnings.insert(0, f"these lists were forbidden when the snapshot was taken: {', '.join(header.forbidden)}; the answer may differ from the scheduler's")
-    if header.not_served:
-        snap.warnings.insert(0, f"not served by the API server: {', '.join(header.not_served)}")
+    if not header.warnings:
+        # Snapshots written by other tools may list these without explaining them.
+        if header.forbidden:
+            snap.warnings.insert(0, f"these lists were forbidden when the snapshot was taken: {', '.join(header.forbidden)}; the answer may differ from the scheduler's")
+        if header.not_served:
+            snap.warnings.insert(0, f"not served by the API server: {', '.join(header.not_served)}")
     for w in list(header.warnings) + list(extra_warnings or []):
         snap.warnings.append(w)
     return snap

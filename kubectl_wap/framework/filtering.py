@@ -167,13 +167,17 @@ class CycleData:
     def clone(self) -> "CycleData":
         return CycleData([(p, p.clone(d)) for p, d in self.plugins], self.prefilter_status)
 
-    def add_pod(self, state: ClusterState, pod: Pod, added: Pod, idx: int) -> None:
+    def add_pod(self, state: ClusterState, pod: Pod, added: Pod, idx: int) -> bool:
+        changed = False
         for p, d in self.plugins:
-            p.add_pod(state, d, pod, added, idx)
+            changed = bool(p.add_pod(state, d, pod, added, idx)) or changed
+        return changed
 
-    def remove_pod(self, state: ClusterState, pod: Pod, removed: Pod, idx: int) -> None:
+    def remove_pod(self, state: ClusterState, pod: Pod, removed: Pod, idx: int) -> bool:
+        changed = False
         for p, d in self.plugins:
-            p.remove_pod(state, d, pod, removed, idx)
+            changed = bool(p.remove_pod(state, d, pod, removed, idx)) or changed
+        return changed
 
 
 _CROSS: list[Any] | None = None

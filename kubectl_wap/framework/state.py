@@ -52,6 +52,7 @@ class ClusterState:
         self.ports: list[Counter[HostPort]] = [Counter() for _ in range(n)]
         self.where: dict[str, int] = {}  # pod uid -> node index
         self._vec: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._pairs: dict[str, list[tuple[int, int]]] = {}
         self._log: list[tuple[bool, Pod, int]] = []
         self.version = 0  # bumped on every mutation; caches key on it
         self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
@@ -100,16 +101,25 @@ class ClusterState:
         self.requested = np.hstack([self.requested, np.zeros((n, 1), dtype=np.int64)])
 
     # ---- mutations --------------------------------------------------------------------------
+    def _pairs_of(self, pod: Pod) -> list[tuple[int, int]]:
+        pairs = self._pairs.get(pod.uid)
+        if pairs is None:
+            cols, amts = self.request_vector(pod)
+            pairs = self._pairs[pod.uid] = list(zip(cols.tolist(), amts.tolist()))
+        return pairs
+
     def _apply(self, pod: Pod, idx: int, sign: int) -> None:
-        cols, amts = self.request_vector(pod)
+        pairs = self._pairs.get(pod.uid) or self._pairs_of(pod)
         row = self.requested[idx]
+        nz = self.nonzero[idx]
         if sign > 0:
             # Per-element updates: cheaper than fancy indexing for the handful of resources a
             # pod requests.
-            for c, a in zip(cols.tolist(), amts.tolist()):
+            for c, a in pairs:
                 row[c] += a
-            self.nonzero[idx, 0] += pod.nonzero_requests[0]
-            self.nonzero[idx, 1] += pod.nonzero_requests[1]
+            nzc, nzm = pod.nonzero_requests
+            nz[0] += nzc
+            nz[1] += nzm
             self.pod_count[idx] += 1
             self.node_pods[idx][pod.uid] = pod
             self.where[pod.uid] = idx
@@ -123,10 +133,11 @@ class ClusterState:
                     self.affinity_pods[pod.uid] = idx
                     self.affinity_version += 1
         else:
-            for c, a in zip(cols.tolist(), amts.tolist()):
+            for c, a in pairs:
                 row[c] -= a
-            self.nonzero[idx, 0] -= pod.nonzero_requests[0]
-            self.nonzero[idx, 1] -= pod.nonzero_requests[1]
+            nzc, nzm = pod.nonzero_requests
+            nz[0] -= nzc
+            nz[1] -= nzm
             self.pod_count[idx] -= 1
             del self.node_pods[idx][pod.uid]
             del self.where[pod.uid]

@@ -34,15 +34,18 @@ class ReprieveOutcome:
     status: Status | None = None
 
 
-def _add_back(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool) -> None:
+def _add_back(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool) -> set[int]:
+    """Put the unit's pods back; returns the indices of assignments whose cycle data changed."""
     st = sched.state
+    changed: set[int] = set()
     for p in unit.pods:
         idx = node_of[p.uid]
         st.add_pod(p, idx)
         if cycles:
-            for a in valid:
-                if a.cycle.plugins:
-                    a.cycle.add_pod(st, a.pod, p, idx)  # RunPreFilterExtensionAddPod
+            for i, a in enumerate(valid):
+                if a.cycle.plugins and a.cycle.add_pod(st, a.pod, p, idx):  # RunPreFilterExtensionAddPod
+                    changed.add(i)
+    return changed
 
 
 def _take_out(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool) -> None:
@@ -110,7 +113,7 @@ def reprieve(
         # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
         # be put back into the simulated state: no later check looks at those nodes.
         return ReprieveOutcome(True)
-    _add_back(sched, unit, valid, node_of, cross)
+    changed = _add_back(sched, unit, valid, node_of, cross)
     if not cross:
         touched = {node_of[p.uid] for p in unit.pods}
         if by_node is None:
@@ -120,7 +123,7 @@ def reprieve(
             subset = [a for _, a in sorted(x for n in touched for x in by_node.get(n, ()))]
         out = _replay(sched, subset)
     elif fast:
-        out = _two_phase(sched, unit, valid, node_of, by_node)
+        out = _two_phase(sched, unit, valid, node_of, by_node, changed)
     else:
         out = _replay(sched, valid)
     if not out.fits:
@@ -137,13 +140,15 @@ def _two_phase(
     valid: list[Assignment],
     node_of: dict[str, int],
     by_node: dict[int, list[tuple[int, Assignment]]] | None,
+    changed: set[int],
 ) -> ReprieveOutcome:
     """The two-phase reprieval of upstream PR #142152, equal to the literal replay:
     phase 1 replays only the assignments on the nodes the unit occupies with the node-local
     Filters (the others see an unchanged node, so they pass as before); phase 2 runs only the
     cross-node Filters of every assignment against its (already updated) cycle data, which does
     not depend on the replay's assumes. The first failure in scheduling order wins, and on one
-    assignment a node-local failure comes first, as in the profile's Filter order."""
+    assignment a node-local failure comes first, as in the profile's Filter order. Phase 2
+    re-checks only the assignments whose cycle data AddPod changed."""
     touched = {node_of[p.uid] for p in unit.pods}
     if by_node is None:
         by_node = index_by_node(valid)
@@ -161,10 +166,12 @@ def _two_phase(
     finally:
         st.rollback(cp)
     limit = first[0] if first is not None else len(valid)
-    for i in range(limit):
+    # Phase 2 needs only the assignments whose cycle data the unit changed: an unchanged cycle
+    # state gives the same cross-node verdict as before, and that verdict was a pass.
+    for i in sorted(changed):
+        if i >= limit:
+            break
         a = valid[i]
-        if not a.cycle.plugins:
-            continue
         if sched.has_nominated_for(a.pod, a.node):
             status = sched.filter_with_nominated(a.pod, a.cycle, a.node)
         else:

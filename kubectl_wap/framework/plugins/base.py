@@ -30,11 +30,12 @@ class CrossNodePlugin(Protocol):
     def clone(self, data: Any) -> Any:
         """An independent copy of cycle data (CycleState.Clone)."""
 
-    def add_pod(self, state: "ClusterState", data: Any, pod: "Pod", added: "Pod", node_idx: int) -> None:
-        """PreFilterExtensions.AddPod: `added` now runs on node `node_idx`."""
+    def add_pod(self, state: "ClusterState", data: Any, pod: "Pod", added: "Pod", node_idx: int) -> bool:
+        """PreFilterExtensions.AddPod: `added` now runs on node `node_idx`. Returns whether the
+        cycle data changed (False promises that Filter verdicts are unchanged)."""
 
-    def remove_pod(self, state: "ClusterState", data: Any, pod: "Pod", removed: "Pod", node_idx: int) -> None:
-        """PreFilterExtensions.RemovePod."""
+    def remove_pod(self, state: "ClusterState", data: Any, pod: "Pod", removed: "Pod", node_idx: int) -> bool:
+        """PreFilterExtensions.RemovePod; returns whether the cycle data changed."""
 
     def filter(self, state: "ClusterState", data: Any, pod: "Pod", node_idx: int) -> Status:
         """Filter verdict for one node, with upstream's reason strings and codes."""

@@ -312,26 +312,32 @@ class InterPodAffinity:
         return c
 
     # ---- PreFilterExtensions --------------------------------------------------------------
-    def _update(self, state: "ClusterState", d: IPAData, other: Pod, node_idx: int, mult: int) -> None:
-        # preFilterState.updateWithPod
+    def _update(self, state: "ClusterState", d: IPAData, other: Pod, node_idx: int, mult: int) -> bool:
+        """preFilterState.updateWithPod. Returns whether any count was touched (a caller may
+        skip re-running Filter against unchanged cycle data)."""
         if d.skip:
-            return  # the framework does not run AddPod/RemovePod of a plugin that Skipped PreFilter
+            return False  # the framework does not run AddPod/RemovePod of a plugin that Skipped PreFilter
+        changed = False
         labels = state.nodes[node_idx].labels
         for t in _pod_info(other).req_anti:
             if t.matches(d.pod, d.ns_labels):
                 _bump(d.existing_anti, labels, t.topology_key, mult)
+                changed = True
         if d.req_aff and _matches_all(d.req_aff, other):
             for t in d.req_aff:
                 _bump(d.affinity, labels, t.topology_key, mult)
+            changed = True
         for t in d.req_anti:
             if t.matches(other, None):
                 _bump(d.anti, labels, t.topology_key, mult)
+                changed = True
+        return changed
 
-    def add_pod(self, state: "ClusterState", data: IPAData, pod: Pod, added: Pod, node_idx: int) -> None:
-        self._update(state, data, added, node_idx, 1)
+    def add_pod(self, state: "ClusterState", data: IPAData, pod: Pod, added: Pod, node_idx: int) -> bool:
+        return self._update(state, data, added, node_idx, 1)
 
-    def remove_pod(self, state: "ClusterState", data: IPAData, pod: Pod, removed: Pod, node_idx: int) -> None:
-        self._update(state, data, removed, node_idx, -1)
+    def remove_pod(self, state: "ClusterState", data: IPAData, pod: Pod, removed: Pod, node_idx: int) -> bool:
+        return self._update(state, data, removed, node_idx, -1)
 
     # ---- Filter ---------------------------------------------------------------------------
     def filter(self, state: "ClusterState", data: IPAData, pod: Pod, node_idx: int) -> Status:

@@ -221,14 +221,16 @@ class PodTopologySpread:
         return c
 
     # ---- PreFilterExtensions --------------------------------------------------------------
-    def _update(self, state: "ClusterState", d: PTSData, pod: Pod, other: Pod, idx: int, delta: int) -> None:
-        # updateWithPod. Note that, as upstream, terminating pods and an Everything selector are not
-        # special-cased here although countPodsMatchSelector skips them in PreFilter.
+    def _update(self, state: "ClusterState", d: PTSData, pod: Pod, other: Pod, idx: int, delta: int) -> bool:
+        """updateWithPod. Note that, as upstream, terminating pods and an Everything selector are
+        not special-cased here although countPodsMatchSelector skips them in PreFilter. Returns
+        whether any count changed."""
         if d.skip or other.namespace != pod.namespace:
-            return
+            return False
         elig = self._eligible(state, d, pod, idx)
         if elig is None:
-            return
+            return False
+        changed = False
         labels = state.nodes[idx].labels
         for i in elig:
             c = d.constraints[i]
@@ -240,12 +242,14 @@ class PodTopologySpread:
             cur = old + delta
             counts[tv] = cur
             d.update_min(i, old, cur)
+            changed = True
+        return changed
 
-    def add_pod(self, state: "ClusterState", data: PTSData, pod: Pod, added: Pod, node_idx: int) -> None:
-        self._update(state, data, pod, added, node_idx, 1)
+    def add_pod(self, state: "ClusterState", data: PTSData, pod: Pod, added: Pod, node_idx: int) -> bool:
+        return self._update(state, data, pod, added, node_idx, 1)
 
-    def remove_pod(self, state: "ClusterState", data: PTSData, pod: Pod, removed: Pod, node_idx: int) -> None:
-        self._update(state, data, pod, removed, node_idx, -1)
+    def remove_pod(self, state: "ClusterState", data: PTSData, pod: Pod, removed: Pod, node_idx: int) -> bool:
+        return self._update(state, data, pod, removed, node_idx, -1)
 
     # ---- Filter ---------------------------------------------------------------------------
     def filter(self, state: "ClusterState", data: PTSData, pod: Pod, node_idx: int) -> Status:

@@ -48,12 +48,14 @@ def build(header: SnapshotHeader, items: list[Any], extra: list[Any] | None = No
     finally:
         if enabled:
             gc.enable()
-    if not header.warnings:
-        # Snapshots written by other tools may list these without explaining them.
-        if header.forbidden:
-            snap.warnings.insert(0, f"these lists were forbidden when the snapshot was taken: {', '.join(header.forbidden)}; the answer may differ from the scheduler's")
-        if header.not_served:
-            snap.warnings.insert(0, f"not served by the API server: {', '.join(header.not_served)}")
+    # Name forbidden / not-served lists unless the capture's own warnings already explain them.
+    said = "\n".join(header.warnings)
+    forbidden = [r for r in header.forbidden if r not in said]
+    not_served = [r for r in header.not_served if r not in said]
+    if forbidden:
+        snap.warnings.insert(0, f"these lists were forbidden when the snapshot was taken: {', '.join(forbidden)}; the answer may differ from the scheduler's")
+    if not_served:
+        snap.warnings.insert(0, f"not served by the API server: {', '.join(not_served)}")
     for w in list(header.warnings) + list(extra_warnings or []):
         snap.warnings.append(w)
     return snap

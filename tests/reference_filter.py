@@ -87,6 +87,8 @@ def least_allocated(pod: Pod, node: Node, running: list[Pod]) -> int:
 
 
 def balanced_allocation(pod: Pod, node: Node, running: list[Pod]) -> int:
+    if not pod.requests.get("cpu", 0) and not pod.requests.get("memory", 0):
+        return 0  # upstream skips best-effort pods (resourceAllocationScorer.isBestEffortPod)
     here = pods_on(node, running)
     fractions = []
     for r in ("cpu", "memory"):

@@ -36,7 +36,10 @@ def least_allocated(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndar
 
 def balanced_allocation(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
     """NodeResourcesBalancedAllocation (balancedResourceScorer) on actual requests: 100 * (1 -
-    std of the cpu/memory request fractions); with two resources std = |f1 - f2| / 2."""
+    std of the cpu/memory request fractions); with two resources std = |f1 - f2| / 2.
+    A pod that requests neither cpu nor memory (best effort) is not scored (isBestEffortPod)."""
+    if not pod.requests.get(CPU, 0) and not pod.requests.get(MEMORY, 0):
+        return np.zeros(len(nodes), dtype=np.int64)
     fracs = []
     for r in (CPU, MEMORY):
         c = state.res_index[r]

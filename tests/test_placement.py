@@ -64,7 +64,6 @@ def run_root(snap: Snapshot, root_name: str, tas: bool = True):
     sched = Scheduler(state, [p for p in snap.pods if p.nominated_node_name and not p.scheduled])
     index = GroupIndex.build(snap)
     root = index.pgs.get((NS, root_name)) or index.cpgs[(NS, root_name)]
-    sched.exclude_nominated = {p.uid for p in snap.pods if not p.scheduled}
     return PodGroupScheduler(sched, index, tas).run_root(root), state
 
 

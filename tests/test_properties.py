@@ -246,7 +246,6 @@ def replay_fits(snap: Snapshot, removed: set[str], placements: list[tuple[Pod, s
     state = ClusterState(snap.nodes, [p for p in snap.pods if p.uid not in removed])
     nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
     sched = Scheduler(state, nominated)
-    sched.exclude_nominated = {p.uid for p, _ in placements}
     for pod, node in placements:
         idx = state.node_index[node]
         cycle = pre_filter(state, pod)

@@ -60,21 +60,17 @@ class Scheduler:
             idx = state.node_index.get(p.nominated_node_name)
             if idx is not None and not p.scheduled:
                 self.nominated.setdefault(idx, []).append(p)
-        self.exclude_nominated: set[str] = set()  # uids of the preemptor's own pods
 
     def _nominated_on(self, pod: Pod, idx: int) -> list[Pod]:
-        # addGeneric/NominatedPodsForNode: nominated pods of equal or higher priority, not the pod
-        # itself, not already placed in the simulation.
-        # UPSTREAM-DIFF: pods of the preemptor's own group are skipped too (they are being placed
-        # in this same cycle and would otherwise count twice).
+        # addGENominatedPods: nominated pods of equal or higher priority other than the pod itself,
+        # pods of the pod's own group included (upstream's nominator still holds them while the
+        # group is scheduled); a pod already placed in this simulation counts as placed, not as
+        # nominated.
         prio = pod.priority or 0
         return [
             p
             for p in self.nominated.get(idx, ())
-            if p.uid != pod.uid
-            and p.uid not in self.exclude_nominated
-            and (p.priority or 0) >= prio
-            and not self.state.has(p)
+            if p.uid != pod.uid and (p.priority or 0) >= prio and not self.state.has(p)
         ]
 
     def has_nominated_for(self, pod: Pod, idx: int) -> bool:

@@ -143,7 +143,6 @@ def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Po
         res.outcome, res.message = INVALID, err
         steps.append(f"Priority admission rejects the pod: {err}.")
         return res
-    sched.exclude_nominated = {pod.uid}
     r = sched.schedule(pod)
     if r.ok:
         res.outcome = NO_PREEMPTION_NEEDED

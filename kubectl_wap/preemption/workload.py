@@ -91,7 +91,6 @@ def preempt_for_group(
         steps.append("No pending member pods: nothing to schedule.")
         return res
 
-    sched.exclude_nominated = {p.uid for p in pending}
     pgs = PodGroupScheduler(sched, index, tas)
     # 1. The pod-group cycle as the cluster stands.
     first = pgs.run_root(root)

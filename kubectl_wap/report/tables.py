@@ -45,6 +45,9 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         console.print(f"Message: {doc['message']}", highlight=False)
     for w in doc["warnings"]:
         console.print(f"[yellow]Warning:[/] {w}", highlight=False)
+    if doc["outcome"] == "Unschedulable" and doc.get("unplaced") and not wide:
+        first = doc["unplaced"][0]
+        console.print(f"Why: pod {first['pod']['namespace']}/{first['pod']['name']}: {first['message']}", highlight=False)
     if doc["placements"]:
         per: dict[str, list[str]] = {}
         for pl in doc["placements"]:

@@ -313,6 +313,51 @@ def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]
     return dict(hit[0]), hit[1]
 
 
+# Pods of one template carry identical tolerations, affinity and spread constraints: parse each
+# distinct stanza once and share the (immutable) result, keyed by its repr.
+_SHARED: dict[tuple[str, str], Any] = {}
+
+
+def _shared(kind: str, raw: Any, build: Any, what: str) -> Any:
+    if not raw:
+        return build(raw, what)
+    key = (kind, repr(raw))
+    hit = _SHARED.get(key)
+    if hit is None:
+        if len(_SHARED) > 100_000:
+            _SHARED.clear()
+        hit = _SHARED[key] = build(raw, what)
+    return hit
+
+
+def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
+    return tuple(
+        Toleration(
+            key=_intern(_str(_d(t).get("key"))),
+            operator=_str(_d(t).get("operator")) or "Equal",
+            value=_str(_d(t).get("value")),
+            effect=_str(_d(t).get("effect")),
+        )
+        for t in _l(raw)
+    )
+
+
+def _spread(raw: Any, what: str) -> tuple[TopologySpreadConstraint, ...]:
+    return tuple(
+        TopologySpreadConstraint(
+            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1) or 1,
+            topology_key=_intern(_str(_d(t).get("topologyKey"))),
+            when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
+            label_selector=label_selector(_d(t).get("labelSelector")),
+            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains"),
+            node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
+            node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
+            match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
+        )
+        for t in _l(raw)
+    )
+
+
 def pod_from(obj: dict) -> Pod:
     ns, name, uid = _meta(obj, "Pod", True)
     what = f"pod {ns}/{name}"
@@ -325,28 +370,8 @@ def pod_from(obj: dict) -> Pod:
             hp = _int(p.get("hostPort"), f"{what}: hostPort", 0) or 0
             if hp > 0:
                 host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
-    tols = tuple(
-        Toleration(
-            key=_intern(_str(_d(t).get("key"))),
-            operator=_str(_d(t).get("operator")) or "Equal",
-            value=_str(_d(t).get("value")),
-            effect=_str(_d(t).get("effect")),
-        )
-        for t in _l(spec.get("tolerations"))
-    )
-    tscs = tuple(
-        TopologySpreadConstraint(
-            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1) or 1,
-            topology_key=_intern(_str(_d(t).get("topologyKey"))),
-            when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
-            label_selector=label_selector(_d(t).get("labelSelector")),
-            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains"),
-            node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
-            node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
-            match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
-        )
-        for t in _l(spec.get("topologySpreadConstraints"))
-    )
+    tols = _shared("tolerations", spec.get("tolerations"), _tolerations, what)
+    tscs = _shared("topologySpreadConstraints", spec.get("topologySpreadConstraints"), _spread, what)
     sg = _d(spec.get("schedulingGroup"))
     pgn = sg.get("podGroupName")
     volumes = _l(spec.get("volumes"))
@@ -365,7 +390,7 @@ def pod_from(obj: dict) -> Pod:
         nonzero_requests=(nzi.get("cpu", 0), nzi.get("memory", 0)),
         host_ports=tuple(host_ports),
         node_selector=_labels(spec.get("nodeSelector")),
-        affinity=_affinity(spec.get("affinity")),
+        affinity=_shared("affinity", spec.get("affinity"), lambda v, _w: _affinity(v), what),
         tolerations=tols,
         topology_spread=tscs,
         pod_group_name=_intern(pgn) if isinstance(pgn, str) and pgn else None,

@@ -135,6 +135,91 @@ def _files_in(path: Path) -> list[Path]:
     return out
 
 
+_SNAPSHOT_PREFIX = b'{"apiVersion":"' + SNAPSHOT_API_VERSION.encode() + b'","kind":"Snapshot","header":'
+_ITEMS_OPEN = b',"items":['
+
+
+def _loads(b: bytes) -> Any:
+    return _orjson.loads(b) if _orjson is not None else json.loads(b)
+
+
+def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+    """Stream our own snapshot format, one item per line as `write_snapshot` lays it out, so a
+    150k-pod snapshot is never held as raw JSON all at once (peak memory stays near the lean
+    model's). Returns None when the file is not laid out that way (then it is read whole)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(2)
+        opener = gzip.open if magic == b"\x1f\x8b" else open
+        f = opener(path, "rb")
+    except OSError:
+        return None
+    try:
+        first = f.readline()
+    except (OSError, EOFError, zlib.error):
+        f.close()
+        return None  # the whole-file reader reports corrupt data with a clear message
+    if not first.startswith(_SNAPSHOT_PREFIX):
+        f.close()
+        return None
+    try:
+        text = first.decode("utf-8")
+        h, end = json.JSONDecoder().raw_decode(text, len(_SNAPSHOT_PREFIX))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        f.close()
+        return None
+    rest = text[end:].encode("utf-8")
+    if not rest.startswith(_ITEMS_OPEN):
+        f.close()
+        return None
+    header = SnapshotHeader(source=str(path))
+    try:
+        _fill_header(header, h)
+    except (TypeError, ValueError):
+        f.close()
+        return None
+
+    def _parse_line(body: bytes, lineno: int) -> Any:
+        try:
+            return _loads(body)
+        except (ValueError, TypeError) as e:
+            raise UserError(f"{path}: invalid JSON on snapshot line {lineno}: {e}") from None
+
+    def items() -> Iterator[Any]:
+        lineno = 1
+        line = rest[len(_ITEMS_OPEN):]
+        try:
+            while True:
+                body = line.strip()
+                if body == b"]}":
+                    return
+                if body.endswith(b","):
+                    yield _parse_line(body[:-1], lineno)
+                elif body.endswith(b"]}"):
+                    # `<item>]}` closes the list; an item whose own last field is a list also
+                    # ends in "]}", so fall back to reading the line as one item.
+                    try:
+                        item = _loads(body[:-2])
+                    except (ValueError, TypeError):
+                        yield _parse_line(body, lineno)
+                    else:
+                        yield item
+                        return
+                elif body:
+                    yield _parse_line(body, lineno)  # no comma: the list closes on a later line
+                try:
+                    line = f.readline()
+                except (OSError, EOFError, zlib.error) as e:
+                    raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+                lineno += 1
+                if not line:
+                    raise UserError(f"{path}: snapshot ends early at line {lineno} (truncated file?)")
+        finally:
+            f.close()
+
+    return header, items()
+
+
 def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
     p = Path(path)
     header = SnapshotHeader(source=str(p))
@@ -151,7 +236,8 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     enabled = gc.isenabled()
     gc.disable()  # the load allocates millions of small objects and frees none: GC is pure cost
     try:
-        header, items = load_items(path)
+        streamed = stream_snapshot(Path(path)) if not Path(path).is_dir() else None
+        header, items = streamed if streamed is not None else load_items(path)
         snap = build_snapshot(items, header, source=f"{path}: ")
     finally:
         if enabled:

@@ -4,13 +4,14 @@ Returns raw items so hypothetical objects can be added before the model is built
 from __future__ import annotations
 
 import gc
+import itertools
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
-from .files import _fill_header, load_items
+from .files import _fill_header, load_items, stream_snapshot
 
 DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
 
@@ -28,9 +29,9 @@ def raw_source(
     if demo:
         if not DEMO_PATH.exists():
             raise UserError("the bundled demo snapshot is missing from this installation")
-        return load_items(DEMO_PATH)
+        return _file_items(DEMO_PATH)
     if snapshot:
-        return load_items(snapshot)
+        return _file_items(Path(snapshot))
     from .live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
@@ -40,11 +41,16 @@ def raw_source(
     return header, items
 
 
-def build(header: SnapshotHeader, items: list[Any], extra: list[Any] | None = None, extra_warnings: list[str] | None = None) -> Snapshot:
+def _file_items(path: Path) -> tuple[SnapshotHeader, Iterable[Any]]:
+    streamed = stream_snapshot(path) if path.is_file() else None
+    return streamed if streamed is not None else load_items(path)
+
+
+def build(header: SnapshotHeader, items: Iterable[Any], extra: list[Any] | None = None, extra_warnings: list[str] | None = None) -> Snapshot:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        snap = build_snapshot(items + (extra or []), header)
+        snap = build_snapshot(itertools.chain(items, extra or []), header)
     finally:
         if enabled:
             gc.enable()

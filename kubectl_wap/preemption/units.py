@@ -26,13 +26,18 @@ class VictimUnit:
     rank: int
     disruption_mode: str  # "all" for group units; the leaf group's mode (or "") for pod units
     group: str | None = None  # for a pod unit: the PodGroup the pod belongs to, if any
-    priority_source: str = ""  # which object the priority came from, for explanations
+    source: str = ""  # which object the priority came from ("" = the pod itself)
     violate_count: int = 0  # PDB-violating pods (set by pdb classification)
     nodes: set[int] = field(default_factory=set)
 
     @property
     def key(self) -> str:
         return f"{self.kind}/{self.namespace}/{self.name}"
+
+    @property
+    def priority_source(self) -> str:
+        """Which object the effective priority came from, for explanations."""
+        return self.source or f"Pod {self.namespace}/{self.name}"
 
     @property
     def earliest_start(self) -> float:
@@ -65,9 +70,11 @@ def highest_all_ancestor(leaf: PodGroup, index: GroupIndex) -> PodGroup | Compos
     return best
 
 
-def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool = True) -> list[VictimUnit]:
+def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None) -> list[VictimUnit]:
     """Every preemption unit among the pods currently in `state`, cluster-wide. Nodes are walked
-    in name order and pods in node order; group units are deduplicated by their All ancestor."""
+    in name order and pods in node order; group units are deduplicated by their All ancestor.
+    With `below`, only units whose effective priority is lower are built (the potential victims
+    of a preemptor of that priority; the others would be filtered out anyway)."""
     units: list[VictimUnit] = []
     done_groups: set[tuple[str, str, str]] = set()
     # Per leaf group: (priority, source, leaf, highest All ancestor); pods of a group share it.
@@ -85,8 +92,10 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
                     del per_leaf[lk]  # a missing leaf falls back to each pod's own priority
             prio, source, leaf, anc = hit
         else:
-            prio, source = effective_priority(pod, index, generic_workload)
+            prio, source = (pod.priority or 0), ""
             leaf, anc = None, None
+        if below is not None and prio >= below:
+            continue
         if anc is not None:
             k = (anc.kind, anc.namespace, anc.name)
             if k in done_groups:
@@ -106,7 +115,7 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
                         priority=prio,
                         rank=_RANK[anc.kind],
                         disruption_mode=ALL,
-                        priority_source=source,
+                        source=source,
                         nodes={state.where[p.uid] for p in pods},
                     )
                 )
@@ -124,7 +133,7 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
                 rank=rank,
                 disruption_mode=leaf.disruption_mode if leaf is not None else "",
                 group=leaf.name if leaf is not None else (pod.pod_group_name if generic_workload else None),
-                priority_source=source,
+                source=source,
                 nodes={idx},
             )
         )

@@ -136,8 +136,7 @@ def preempt_for_group(
                 return res
 
     # 3. Potential victims: every unit cluster-wide with strictly lower effective priority.
-    units = build_units(state, index, generic_workload)
-    potential = [u for u in units if u.priority < prio]
+    potential = build_units(state, index, generic_workload, below=prio)
     if not potential:
         res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
         steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
@@ -150,9 +149,7 @@ def preempt_for_group(
     cp = state.checkpoint()
     node_of = {p.uid: state.where[p.uid] for u in potential for p in u.pods}
     try:
-        for u in potential:
-            for p in u.pods:
-                state.remove_pod(p)
+        state.remove_pods([p for u in potential for p in u.pods])
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
         after = pgs.run_root(root)
         if after.status.code != SUCCESS:

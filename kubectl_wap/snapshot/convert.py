@@ -310,7 +310,7 @@ def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]
         if len(_REQUESTS_CACHE) > 200_000:
             _REQUESTS_CACHE.clear()
         hit = _REQUESTS_CACHE[key] = (reqs, nzi)
-    return dict(hit[0]), hit[1]
+    return hit[0], hit[1]  # shared between pods of one template: never mutated
 
 
 # Pods of one template carry identical tolerations, affinity and spread constraints: parse each

@@ -245,9 +245,12 @@ def cross_node_filter(state: ClusterState, pod: Pod, cycle: CycleData, idx: int)
     return OK
 
 
-def filter_all(state: ClusterState, static: StaticCache, pod: Pod, cycle: CycleData) -> tuple[np.ndarray, dict[int, Status]]:
+def filter_all(
+    state: ClusterState, static: StaticCache, pod: Pod, cycle: CycleData, with_statuses: bool = True
+) -> tuple[np.ndarray, dict[int, Status]]:
     """Feasibility of every node: (bool mask, failing node -> status). Fast path: static verdicts
-    and resource fit are vectors; per-node statuses are built only for failing nodes."""
+    and resource fit are vectors; per-node statuses are built only for failing nodes, and only
+    when asked for (a pod that fits somewhere needs none)."""
     n = len(state.nodes)
     if not cycle.prefilter_status.ok:
         return np.zeros(n, dtype=bool), {i: cycle.prefilter_status for i in range(n)}
@@ -256,18 +259,20 @@ def filter_all(state: ClusterState, static: StaticCache, pod: Pod, cycle: CycleD
     fit = resource_fit_mask(state, pod)
     candidates = ok & fit
     statuses: dict[int, Status] = {}
-    for i in np.flatnonzero(~ok):
-        statuses[int(i)] = sv.statuses[i]
+    if with_statuses:
+        for i in np.flatnonzero(~ok):
+            statuses[int(i)] = sv.statuses[i]
     if pod.host_ports:
         for i in np.flatnonzero(ok):
             i = int(i)
             if not ports_fit(state, pod, i):
                 candidates[i] = False
                 statuses[i] = unschedulable("NodePorts", ERR_NODE_PORTS)
-    for i in np.flatnonzero(ok & ~fit):
-        i = int(i)
-        if i not in statuses:
-            statuses[i] = resource_fit_node(state, pod, i)
+    if with_statuses:
+        for i in np.flatnonzero(ok & ~fit):
+            i = int(i)
+            if i not in statuses:
+                statuses[i] = resource_fit_node(state, pod, i)
     if cycle.plugins:
         for i in np.flatnonzero(candidates):
             i = int(i)

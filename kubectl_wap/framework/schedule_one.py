@@ -96,8 +96,8 @@ class Scheduler:
                 return st
         return filter_node(self.state, self.static, pod, cycle, idx)
 
-    def feasible_nodes(self, pod: Pod, cycle: CycleData) -> tuple[np.ndarray, dict[int, Status]]:
-        mask, statuses = filter_all(self.state, self.static, pod, cycle)
+    def feasible_nodes(self, pod: Pod, cycle: CycleData, with_statuses: bool = True) -> tuple[np.ndarray, dict[int, Status]]:
+        mask, statuses = filter_all(self.state, self.static, pod, cycle, with_statuses)
         if self.nominated:
             for idx in list(self.nominated):
                 if mask[idx] and self._nominated_on(pod, idx):
@@ -105,7 +105,10 @@ class Scheduler:
                     if not st.ok:
                         mask[idx] = False
                         statuses[idx] = st
-        return np.flatnonzero(mask), statuses
+        feasible = np.flatnonzero(mask)
+        if len(feasible) == 0 and not with_statuses:
+            return self.feasible_nodes(pod, cycle, True)  # failing: now build every node's status
+        return feasible, statuses
 
     def schedule(self, pod: Pod, allowed_nodes: np.ndarray | None = None) -> ScheduleResult:
         """schedulePod with a fresh CycleState. No PostFilter here (preemption is separate).

@@ -34,28 +34,60 @@ class ReprieveOutcome:
     status: Status | None = None
 
 
-def _add_back(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool) -> set[int]:
-    """Put the unit's pods back; returns the indices of assignments whose cycle data changed."""
+def template_signature(pod: Pod) -> tuple:
+    """What a cross-node plugin's AddPod/RemovePod outcome depends on, on the preemptor side:
+    pods with equal signatures (one gang template) react identically to the same victim pod."""
+    return (
+        pod.namespace,
+        tuple(sorted(pod.labels.items())),
+        pod.affinity,
+        pod.tolerations,
+        tuple(sorted(pod.node_selector.items())),
+        pod.topology_spread,
+    )
+
+
+def _add_back(
+    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool, sigs: list[int] | None
+) -> tuple[set[int], dict[str, set]]:
+    """Put the unit's pods back, with PreFilter AddPod on every assignment's cycle state.
+    Returns (indices of assignments whose cycle data changed, victim uid -> signatures it did
+    not affect). Once AddPod of a victim pod changes nothing for one assignment, it changes
+    nothing for every assignment of the same template signature, so those calls are skipped
+    (they would be no-ops); the skipped set is returned so _take_out skips the same calls."""
     st = sched.state
     changed: set[int] = set()
+    unaffected: dict[str, set] = {}
     for p in unit.pods:
         idx = node_of[p.uid]
         st.add_pod(p, idx)
         if cycles:
+            skip = unaffected[p.uid] = set()
             for i, a in enumerate(valid):
-                if a.cycle.plugins and a.cycle.add_pod(st, a.pod, p, idx):  # RunPreFilterExtensionAddPod
+                if not a.cycle.plugins:
+                    continue
+                sig = sigs[i] if sigs is not None else None
+                if sig is not None and sig in skip:
+                    continue
+                if a.cycle.add_pod(st, a.pod, p, idx):  # RunPreFilterExtensionAddPod
                     changed.add(i)
-    return changed
+                elif sig is not None:
+                    skip.add(sig)
+    return changed, unaffected
 
 
-def _take_out(sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool) -> None:
+def _take_out(
+    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool, sigs: list[int] | None, unaffected: dict[str, set]
+) -> None:
     st = sched.state
     for p in unit.pods:
         idx = st.remove_pod(p)
         if cycles:
-            for a in valid:
-                if a.cycle.plugins:
-                    a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
+            skip = unaffected.get(p.uid, set())
+            for i, a in enumerate(valid):
+                if not a.cycle.plugins or (sigs is not None and sigs[i] in skip):
+                    continue
+                a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
 
 
 def _replay(sched: Scheduler, assignments: list[Assignment]) -> ReprieveOutcome:
@@ -98,6 +130,7 @@ def reprieve(
     fast: bool = True,
     by_node: dict[int, list[tuple[int, Assignment]]] | None = None,
     preemptor_cross: bool = True,
+    signatures: list[int] | None = None,  # template_signature ids per assignment
 ) -> ReprieveOutcome:
     """Try to put `unit` back. On success it stays in the cluster state permanently.
 
@@ -113,7 +146,8 @@ def reprieve(
         # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
         # be put back into the simulated state: no later check looks at those nodes.
         return ReprieveOutcome(True)
-    changed = _add_back(sched, unit, valid, node_of, cross)
+    sigs = signatures if (fast and signatures is not None) else None
+    changed, unaffected = _add_back(sched, unit, valid, node_of, cross, sigs)
     if not cross:
         touched = {node_of[p.uid] for p in unit.pods}
         if by_node is None:
@@ -127,7 +161,7 @@ def reprieve(
     else:
         out = _replay(sched, valid)
     if not out.fits:
-        _take_out(sched, unit, valid, cross)
+        _take_out(sched, unit, valid, cross, sigs, unaffected)
     return out
 
 

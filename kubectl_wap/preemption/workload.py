@@ -11,7 +11,7 @@ from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..model import NEVER, Pod, Snapshot
 from .importance import by_importance
 from .pdb import classify
-from .reprieval import index_by_node, preemptor_has_cross_node_terms, reprieve
+from .reprieval import index_by_node, preemptor_has_cross_node_terms, reprieve, template_signature
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
@@ -174,8 +174,11 @@ def preempt_for_group(
         order = violating + non_violating
         by_node = index_by_node(valid)
         preemptor_cross = preemptor_has_cross_node_terms(valid)
+        sig_ids: dict[tuple, int] = {}
+        signatures = [sig_ids.setdefault(template_signature(a.pod), len(sig_ids)) for a in valid]
         for i, u in enumerate(order):
-            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node, preemptor_cross=preemptor_cross)
+            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node, preemptor_cross=preemptor_cross,
+                           signatures=signatures)
             v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []))
             if not out.fits and out.failed is not None:
                 v.failed_pod = out.failed.pod

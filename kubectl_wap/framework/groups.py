@@ -35,6 +35,7 @@ class GroupIndex:
             if g.parent:
                 gi.children_of.setdefault((g.namespace, g.parent), []).append(g)
         # Child order: creation time, then name (the alpha queue sorts children by creation).
+        # UPSTREAM-DIFF: equal creation times fall back to the name here, map order upstream.
         for k, lst in gi.children_of.items():
             lst.sort(key=lambda g: (_order_key(g.creation_timestamp), g.name, g.kind))
         return gi

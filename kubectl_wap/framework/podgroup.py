@@ -48,7 +48,9 @@ def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status
 
 def pending_pods(index: GroupIndex, pg: PodGroup) -> list[Pod]:
     """Queued, unscheduled pods of a leaf group in a deterministic queue order: priority desc,
-    creation time asc, then name (semantics doc 6.4). Terminating and gated pods are not queued
+    creation time asc, then name (semantics doc 6.4).
+    UPSTREAM-DIFF: upstream uses the scheduling queue's order (arrival/attempt timestamps we do
+    not see in a snapshot); creation time is the closest stable stand-in. Terminating and gated pods are not queued
     (skipPodGroupPodSchedule / SchedulingGates PreEnqueue)."""
     pods = [
         p
@@ -164,6 +166,8 @@ class PodGroupScheduler:
             remaining -= 1
             if r.status.code == SUCCESS:
                 scheduled += 1
+                # UPSTREAM-DIFF: upstream concatenates the children's assignments by iterating a
+                # map; we keep child order, then each child's scheduling order (semantics doc 3.4).
                 res.assignments.extend(r.assignments)
                 res.any_scheduled = res.any_scheduled or r.any_scheduled
             status = placement_feasible(min_count, scheduled, remaining)

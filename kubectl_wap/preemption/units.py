@@ -103,6 +103,8 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
             pods = []
             for lg in index.leaves_under(anc):
                 # ScheduledPods() of each leaf: pods bound in the cluster (in state).
+                # UPSTREAM-DIFF: upstream lists them in PodGroupState (map) order; we sort by name,
+                # so the first pod (whose UID is the last importance tie-break) is deterministic.
                 pods.extend(sorted((p for p in index.pods(lg) if state.has(p)), key=lambda p: p.name))
             if pods:
                 done_groups.add(k)

@@ -126,7 +126,8 @@ def preempt_for_group(
                 res.outcome = NOT_ELIGIBLE
                 # isOngoingPreemption (PR #138710): newer code returns Success with the members'
                 # current nominations and picks no new victims; v1.36 reported the group
-                # ineligible. Either way nothing new is preempted: our contract says NotEligible.
+                # ineligible. UPSTREAM-DIFF: either way nothing new is preempted, and our report
+                # contract names that outcome NotEligible (not a Success with zero victims).
                 res.message = PREFIX + f"ongoing preemption on nominated nodes ({nn}): not eligible due to a terminating pod on the nominated node."
                 res.nominated_node = nn
                 steps.append(

@@ -17,23 +17,27 @@ import typer
 from . import __version__
 from .errors import UserError
 
-EXAMPLES_WHATIF = """
-Examples:
+def _examples(*blocks: str) -> str:
+    """An epilog click prints verbatim: each block is marked with \\b so it is not re-wrapped."""
+    return "Examples:\n\n" + "\n\n".join("\b\n" + b.strip("\n") for b in blocks)
 
-  # What would kube-scheduler preempt for the pending PodGroup job-1?
-  kubectl wap whatif podgroup job-1 -n ml
 
-  # Same, on the bundled demo cluster or a saved snapshot, as JSON
+EXAMPLES_WHATIF = _examples(
+    """  # What would kube-scheduler preempt for the pending PodGroup job-1?
+  kubectl wap whatif podgroup job-1 -n ml""",
+    """  # Same, on the bundled demo cluster or a saved snapshot, as JSON
   kubectl wap whatif podgroup job-1 -n ml --demo -o json
-  kubectl wap whatif podgroup job-1 -n ml --snapshot prod.json.gz
+  kubectl wap whatif podgroup job-1 -n ml --snapshot prod.json.gz""",
+    """  # A hypothetical gang of 16 GPU pods
+  kubectl wap whatif podgroup new-job -n ml --replicas 16 \\
+      --requests cpu=8,memory=64Gi,nvidia.com/gpu=1 --priority-class high-priority \\
+      --min-count 16 --disruption-mode all --toleration nvidia.com/gpu=present:NoSchedule""",
+    """  # A hypothetical group from a manifest (a PodGroup plus one pod template)
+  kubectl wap whatif -f job.yaml --replicas 8 -n ml""",
+    """  # Preempt, or add nodes? (node shapes inferred from the cluster, or --node-templates FILE)
+  kubectl wap whatif podgroup job-1 -n ml --autoscale""",
+)
 
-  # A hypothetical gang of 16 GPU pods
-  kubectl wap whatif podgroup new-job -n ml --replicas 16 --requests cpu=8,memory=64Gi,nvidia.com/gpu=1 \\
-      --priority-class high-priority --min-count 16 --disruption-mode all
-
-  # A hypothetical group from a manifest (a PodGroup plus one pod template)
-  kubectl wap whatif -f job.yaml --replicas 8
-"""
 
 app = typer.Typer(
     name="kubectl-wap",
@@ -68,7 +72,7 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on erro
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format: table, wide, json or yaml.")]
 ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
 NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers.")]
-GatesOpt = Annotated[Optional[str], typer.Option("--feature-gates", help="kube-scheduler feature gates, e.g. GenericWorkload=true,CompositePodGroup=true,PodGroupPreemptionPolicy=false (our defaults).")]
+GatesOpt = Annotated[Optional[str], typer.Option("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")]
 TimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")]
 ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
 
@@ -86,10 +90,11 @@ def _console(color: Color, stderr: bool = False):
 
 
 def _width() -> int | None:
+    """The terminal's width on a terminal; otherwise no wrapping at all (output for grep/awk)."""
     try:
-        return None if sys.stdout.isatty() else 200
+        return None if sys.stdout.isatty() else 10_000
     except (AttributeError, ValueError):
-        return 200
+        return 10_000
 
 
 def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
@@ -167,18 +172,34 @@ def _analysis(
     gates = parse_gates(feature_gates)
     ns = namespace or _default_namespace(kubeconfig, context, snapshot, demo)
     extra: list[Any] | None = None
+    shape_flags = {
+        "--requests": requests, "--priority-class": priority_class, "--min-count": min_count,
+        "--disruption-mode": disruption_mode, "--node-selector": node_selector, "--toleration": toleration,
+        "--preemption-policy": preemption_policy,
+    }
+    given = [flag for flag, v in shape_flags.items() if v]
+    if file and given:
+        raise UserError(f"{', '.join(given)} describe a flags-only hypothetical group; with -f, put them in the file (only --replicas applies)")
+    if not file and replicas is None and given:
+        raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to hypothetical work: add --replicas N (whatif podgroup NEW --replicas N ...) or use -f FILE")
+    if replicas is not None and replicas < 1:
+        raise UserError("--replicas must be at least 1")
+    if preemption_policy is not None and preemption_policy not in ("PreemptLowerPriority", "Never"):
+        raise UserError(f"invalid --preemption-policy {preemption_policy!r}: want PreemptLowerPriority or Never")
+    if min_count is not None and replicas is not None and min_count > replicas:
+        raise UserError(f"--min-count {min_count} is more than --replicas {replicas}: the gang could never be satisfied")
     if file:
         from .snapshot.files import load_items
 
         _, items = load_items(file)
         extra, kind, ns, name = hyp.from_manifest(items, replicas, namespace)
-    elif replicas is not None or requests:
+    elif replicas is not None:
         if not kind or not name:
             raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")
         if kind.lower() not in ("podgroup", "pg", "podgroups"):
             raise UserError("flags-only hypothetical objects are PodGroups: whatif podgroup NAME --replicas N ...")
         spec = hyp.GroupSpec(
-            name=name, namespace=ns, replicas=replicas or 1, requests=hyp.parse_requests(requests or ""),
+            name=name, namespace=ns, replicas=replicas, requests=hyp.parse_requests(requests or ""),
             priority_class=priority_class or "", min_count=min_count, disruption_mode=(disruption_mode or "single").lower(),
             node_selector=hyp.parse_selector(node_selector or []),
             tolerations=[hyp.parse_toleration(t) for t in toleration or []], preemption_policy=preemption_policy,
@@ -188,11 +209,22 @@ def _analysis(
         raise UserError("say what to analyze: whatif podgroup|compositepodgroup|pod NAME, or whatif -f FILE")
     snap = _load(snapshot, demo, kubeconfig, context, timeout, color, extra)
     if extra:
-        exists = [o for o in extra if any(
-            (x.namespace, x.name) == (o["metadata"].get("namespace", "default"), o["metadata"]["name"])
-            for x in (snap.pod_groups if o["kind"] == "PodGroup" else [])
-        )]
-        _ = exists  # duplicates are reported by the loader ("the last definition is used")
+        for o in extra:
+            md = o.get("metadata") or {}
+            key = (o.get("kind"), md.get("namespace") or "default", md.get("name"))
+            if key in snap.duplicates:
+                raise UserError(
+                    f"{key[0].lower()} {key[1]}/{key[2]} already exists in the cluster state: give the hypothetical "
+                    "work a new name (it would be mixed with the existing object)"
+                )
+    if file and replicas is None and kind == "podgroup":
+        pods = [o for o in extra or [] if o.get("kind") == "Pod"]
+        pgs = [o for o in extra or [] if o.get("kind") == "PodGroup"]
+        min_count = (((pgs[0].get("spec") or {}).get("schedulingPolicy") or {}).get("gang") or {}).get("minCount") if pgs else None
+        if len(pods) == 1 and isinstance(min_count, int) and min_count > 1:
+            snap.warnings.append(
+                f"the file holds one pod but the gang needs minCount {min_count}: pass --replicas N to use the pod as a template"
+            )
     res = analyze(snap, kind, ns, name, gates)
     source = "demo" if demo else (snapshot or snap.header.source or "cluster")
     # snap and gates go back too: the autoscale what-if re-runs the engine on a grown cluster.
@@ -255,18 +287,18 @@ def whatif(
             from .report.tables import render_whatif
 
             console = _console(color)
-            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers)
+            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers, err=_console(color, stderr=True))
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(doc["autoscale"], console, no_headers=no_headers)
+                render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=_console(color, stderr=True))
         return doc
 
     doc = _guard(debug, run)
     _finish(doc, exit_code)
 
 
-@app.command(epilog="Examples:\n\n  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod urgent-report -n batch --snapshot prod.json.gz\n")
+@app.command(epilog=_examples("  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod urgent-report -n batch --snapshot prod.json.gz"))
 def explain(
     kind: Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod.")] = None,
     name: Annotated[Optional[str], typer.Argument(help="Name of the pending object.")] = None,
@@ -294,12 +326,12 @@ def explain(
         else:
             from .report.tables import render_explain
 
-            render_explain(doc, _console(color))
+            render_explain(doc, _console(color), err=_console(color, stderr=True))
 
     _guard(debug, run)
 
 
-@app.command(epilog="Examples:\n\n  kubectl wap rank --priority 1000000 --demo\n  kubectl wap rank -o json --snapshot prod.json.gz\n")
+@app.command(epilog=_examples("  kubectl wap rank --priority 1000000 --demo\n  kubectl wap rank -o json --snapshot prod.json.gz"))
 def rank(
     priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit).")] = None,
     snapshot: SnapshotOpt = None,
@@ -337,7 +369,7 @@ def rank(
     _guard(debug, run)
 
 
-@app.command(epilog="Examples:\n\n  kubectl wap snapshot -o prod.json.gz\n  kubectl wap snapshot -o - --context prod > prod.json\n")
+@app.command(epilog=_examples("  kubectl wap snapshot -o prod.json.gz\n  kubectl wap snapshot -o - --context prod > prod.json"))
 def snapshot(
     out: Annotated[str, typer.Option("--output", "-o", help="File to write (gzip when it ends in .gz; - for stdout).")] = "snapshot.json.gz",
     kubeconfig: KubeconfigOpt = None,

@@ -289,6 +289,8 @@ class Snapshot:
     # by (kind, namespace, name). They are kept (priority 0) so the rest of the cluster loads, and
     # an analysis whose preemptor is one of them reports Invalid.
     admission_errors: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # (kind, namespace, name) of objects defined more than once (the last definition is kept).
+    duplicates: set[tuple[str, str, str]] = field(default_factory=set)
 
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         for pg in self.pod_groups:

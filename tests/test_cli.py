@@ -73,7 +73,10 @@ def test_whatif_no_headers():
 
     assert header_rows(with_h.stdout)
     assert not header_rows(without.stdout)
-    assert "job-1-0" in without.stdout  # the rows stay
+    # --no-headers is for scripts: only the victim rows, one unit per line, nodes comma-joined
+    lines = [ln.split() for ln in without.stdout.splitlines() if ln.strip()]
+    assert lines and all(len(f) == 7 for f in lines)
+    assert ["research/protein-fold", "PodGroup", "all", "100", "4", "gpu-a2,gpu-b3", "-"] in lines
 
 
 def test_whatif_json_and_yaml_agree():
@@ -294,7 +297,7 @@ def test_subprocess_color_and_no_color_env():
 
 def test_subprocess_no_headers_explain_rank():
     p = run("whatif", *JOB1, "--no-headers", "--color", "never")
-    assert p.returncode == 0 and "job-1" in p.stdout
+    assert p.returncode == 0 and "research/protein-fold" in p.stdout and "UNIT" not in p.stdout
     e = run("explain", *JOB1, "--color", "never")
     assert e.returncode == 0 and "job-1" in e.stdout
     k = run("rank", "--demo", "--priority", "1000", "-o", "json")

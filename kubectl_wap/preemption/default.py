@@ -143,6 +143,22 @@ def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Po
         res.outcome, res.message = INVALID, err
         steps.append(f"Priority admission rejects the pod: {err}.")
         return res
+    if generic_workload and pod.pod_group_name:
+        # With GenericWorkload on, a pod of a pod group is scheduled in its group's pod-group cycle,
+        # never on its own, and DefaultPreemption.PostFilter refuses it.
+        leaf = index.leaf_of(pod)
+        res.outcome = NOT_ELIGIBLE
+        if leaf is None:
+            res.message = (f"{PREFIX}not eligible due to workload aware preemption enabled; the pod waits for its PodGroup "
+                           f"{pod.namespace}/{pod.pod_group_name}, which is not in the cluster state")
+        else:
+            root = index.root_of(leaf)
+            res.message = f"{PREFIX}not eligible due to workload aware preemption enabled"
+            res.warnings.append(f"pod {pod.key} belongs to {leaf.kind} {leaf.key}: it is scheduled and preempted for with its group; "
+                                f"run `whatif {root.kind.lower()} {root.name} -n {root.namespace}`")
+        steps.append("The pod belongs to a pod group: with GenericWorkload on, it is scheduled only in its group's pod-group "
+                     "cycle and per-pod preemption refuses it (DefaultPreemption.PostFilter).")
+        return res
     r = sched.schedule(pod)
     if r.ok:
         res.outcome = NO_PREEMPTION_NEEDED
@@ -152,12 +168,6 @@ def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Po
         return res
     fit_msg = r.message()
     steps.append(f"Scheduling fails: {fit_msg}")
-    if generic_workload and pod.pod_group_name:
-        res.outcome = NOT_ELIGIBLE
-        res.message = f"{fit_msg} {PREFIX}not eligible due to workload aware preemption enabled"
-        steps.append("The pod belongs to a pod group: with GenericWorkload on, per-pod preemption refuses it; "
-                     "its group is preempted for by workload-aware preemption (run `whatif podgroup`).")
-        return res
     if policy == NEVER:
         res.outcome, res.message = NOT_ELIGIBLE, f"{fit_msg} {PREFIX}not eligible due to preemptionPolicy=Never."
         steps.append("PodEligibleToPreemptOthers: preemptionPolicy=Never.")

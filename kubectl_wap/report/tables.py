@@ -18,16 +18,45 @@ _OUTCOME_STYLE = {
 }
 
 
+# Free-text columns wrap at words; every other column (names, nodes, numbers) never wraps, so
+# identifiers stay copyable in a narrow terminal.
+_WRAPPING = {"REASON", "WHY", "NAMES", "ACTION", "DISRUPTION"}
+
+
 def _table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> Table:
-    t = Table(title=title, box=box.SIMPLE, show_header=not no_headers, title_justify="left", pad_edge=False)
+    t = Table(
+        title=None if no_headers else title,
+        box=None if no_headers else box.SIMPLE,
+        show_header=not no_headers,
+        title_justify="left",
+        pad_edge=False,
+    )
     for h in headers:
-        t.add_column(h, overflow="fold")
+        if h in _WRAPPING:
+            t.add_column(h, overflow="fold", min_width=20)
+        else:
+            t.add_column(h, no_wrap=True)
     for r in rows:
         t.add_row(*[("" if c is None else str(c)) for c in r])
     return t
 
 
-def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: bool = False) -> None:
+def _natural(name: str) -> tuple:
+    """job-2 before job-10."""
+    import re
+
+    return tuple(int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name))
+
+
+def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
+    """Verdict, preemptor, placement per node, victims by unit, spared units. Warnings go to
+    `err` (stderr). With `no_headers`, only the victim rows are printed, for scripts."""
+    err = err or console
+    for w in doc["warnings"]:
+        err.print(f"[yellow]Warning:[/] {w}", highlight=False)
+    if no_headers:
+        console.print(_table(None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True))
+        return
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
     s = doc["summary"]
@@ -43,8 +72,6 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     )
     if doc["message"] and doc["outcome"] in ("Preempt", "NoPreemptionNeeded"):
         console.print(f"Message: {doc['message']}", highlight=False)
-    for w in doc["warnings"]:
-        console.print(f"[yellow]Warning:[/] {w}", highlight=False)
     if doc["outcome"] == "Unschedulable" and doc.get("unplaced") and not wide:
         first = doc["unplaced"][0]
         console.print(f"Why: pod {first['pod']['namespace']}/{first['pod']['name']}: {first['message']}", highlight=False)
@@ -52,20 +79,13 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         per: dict[str, list[str]] = {}
         for pl in doc["placements"]:
             per.setdefault(pl["node"], []).append(pl["pod"]["name"])
-        rows = [[n, len(p), ", ".join(p) if wide else _short(p)] for n, p in sorted(per.items())]
+        rows = []
+        for n, p in sorted(per.items()):
+            p.sort(key=_natural)
+            rows.append([n, len(p), ", ".join(p) if wide else _short(p)])
         console.print(_table("Placement", ["NODE", "PODS", "NAMES"], rows, no_headers))
     if doc["victimUnits"]:
-        rows = []
-        for v in doc["victimUnits"]:
-            u = v["unit"]
-            nodes = sorted({p["node"] for p in v["pods"]})
-            row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
-                   ", ".join(nodes), "yes" if v["violatesPDB"] else "no"]
-            if wide:
-                row.append(v["reason"])
-            rows.append(row)
-        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "PDB"] + (["REASON"] if wide else [])
-        console.print(_table("Victims", headers, rows, no_headers))
+        console.print(_table("Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers))
     if doc["reprieved"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}
@@ -78,11 +98,11 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         for v in shown:
             u = v["unit"]
             row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
-                   "yes" if v["violatesPDB"] else "no"]
+                   "yes" if v["violatesPDB"] else "-"]
             if wide:
                 row.append(v["reason"])
             rows.append(row)
-        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "PDB"] + (["REASON"] if wide else [])
+        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "VIOLATES-PDB"] + (["REASON"] if wide else [])
         title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
         if rows:
             console.print(_table(title, headers, rows, no_headers))
@@ -93,40 +113,67 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         console.print(_table("Not placed", ["POD", "WHY"], rows, no_headers))
 
 
+_VICTIM_HEADERS = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "VIOLATES-PDB"]
+
+
+def _victim_rows(doc: dict, wide: bool) -> list[list[Any]]:
+    rows = []
+    for v in doc["victimUnits"]:
+        u = v["unit"]
+        nodes = sorted({p["node"] for p in v["pods"]})
+        row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
+               ",".join(nodes), "yes" if v["violatesPDB"] else "-"]
+        if wide:
+            row.append(v["reason"])
+        rows.append(row)
+    return rows
+
+
 def _short(names: list[str], n: int = 4) -> str:
     return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
 
 
-def render_explain(doc: dict, console: Console) -> None:
+def render_explain(doc: dict, console: Console, err: Console | None = None) -> None:
+    for w in doc["warnings"]:
+        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
     console.print(f"Outcome: {doc['outcome']}: {doc['message']}", highlight=False)
     for i, s in enumerate(doc["explanation"], 1):
         console.print(f"{i:>3}. {s}", highlight=False)
-    for w in doc["warnings"]:
-        console.print(f"[yellow]Warning:[/] {w}", highlight=False)
 
 
 def render_rank(rows: list[dict], console: Console, wide: bool = False, no_headers: bool = False) -> None:
-    headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "PDB"] + (["NODES"] if wide else [])
+    headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "VIOLATES-PDB"] + (["NODES"] if wide else [])
     out = []
     for r in rows:
         row = [r["rank"], f"{r['namespace']}/{r['name']}", r["kind"], r["disruptionMode"] or "-", r["priority"], r["pods"],
-               r["earliestStart"] or "-", "violates" if r["violatesPDB"] else "-"]
+               r["earliestStart"] or "-", "yes" if r["violatesPDB"] else "-"]
         if wide:
-            row.append(", ".join(r["nodes"]))
+            row.append(",".join(r["nodes"]))
         out.append(row)
     console.print(_table(None, headers, out, no_headers))
 
 
-def render_autoscale(a: dict, console: Console, no_headers: bool = False) -> None:
+def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
     """Options side by side: A) preempt, B) add nodes, C) mixed."""
     pre = a.get("preempt") or {}
     add = a.get("addNodes")
-    rows = [["A) preempt", f"{pre.get('victimPods', 0)} pod(s) in {pre.get('victimUnits', 0)} unit(s)",
-             ", ".join(pre.get("priorityClasses") or []) or "-", "-"]]
-    if add:
+    outcome = pre.get("outcome", "Preempt")
+    if outcome == "Preempt":
+        a_action = f"{pre.get('victimPods', 0)} pod(s) in {pre.get('victimUnits', 0)} unit(s)"
+        a_hit = ", ".join(pre.get("priorityClasses") or []) or "-"
+    elif outcome == "NoPreemptionNeeded":
+        a_action, a_hit = "none needed: the group fits now", "-"
+    elif outcome == "NotEligible":
+        a_action, a_hit = "not allowed (NotEligible)", "-"
+    else:
+        a_action, a_hit = f"does not help ({outcome})", "-"
+    rows = [["A) preempt", a_action, a_hit, "-"]]
+    if add and add.get("nodes"):
         nodes = ", ".join(f"{n['count']} x {n['template']}" for n in add["nodes"])
         cost = add.get("costPerHour")
         rows.append(["B) add nodes", nodes, "no preemption", f"{cost:g}/h" if cost is not None else "-"])
+    elif add is not None:
+        rows.append(["B) add nodes", "none needed: the group fits now", "-", "-"])
     else:
         rows.append(["B) add nodes", "no template combination within maxNodes avoids preemption", "-", "-"])
     for m in a.get("mixed") or []:
@@ -136,7 +183,8 @@ def render_autoscale(a: dict, console: Console, no_headers: bool = False) -> Non
     if a.get("overschedule"):
         o = a["overschedule"]
         console.print(f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}", highlight=False)
-    if a.get("noScaleUpHelps"):
-        console.print("No scale-up helps: some pod fits no node template.", highlight=False)
-    for w in a.get("warnings") or []:
-        console.print(f"[yellow]Warning:[/] {w}", highlight=False)
+    warnings = list(a.get("warnings") or [])
+    if a.get("noScaleUpHelps") and not any("scale-up" in w.lower() or "no template" in w.lower() for w in warnings):
+        warnings.insert(0, "no scale-up helps: some pod fits no node template")
+    for w in warnings:
+        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)

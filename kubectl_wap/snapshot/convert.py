@@ -570,6 +570,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 # Last one wins, as a re-applied manifest would; say so.
                 lst = getattr(snap, attr)
                 lst[seen[key]] = m
+                snap.duplicates.add(key)
                 snap.warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
                 continue
             lst = getattr(snap, attr)

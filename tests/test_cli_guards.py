@@ -1,0 +1,49 @@
+"""Usage mistakes in hypothetical work end as one clear line (exit 2), never as a confident but
+wrong verdict; a pod of a pod group is refused by per-pod preemption, as upstream does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from kubectl_wap.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["whatif", "podgroup", "job-1", "-n", "ml", "--priority-class", "low-priority", "--demo"], "--priority-class applies only to hypothetical work"),
+        (["whatif", "podgroup", "job-1", "-n", "ml", "--replicas", "2", "--requests", "cpu=1", "--demo"], "podgroup ml/job-1 already exists"),
+        (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "0", "--demo"], "--replicas must be at least 1"),
+        (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--min-count", "5", "--demo"], "could never be satisfied"),
+        (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--preemption-policy", "sometimes", "--demo"], "invalid --preemption-policy"),
+    ],
+)
+def test_hypothetical_misuse_is_one_line(args: list[str], text: str) -> None:
+    r = invoke(*args)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], r.stderr
+
+
+def test_pod_of_a_group_is_refused_by_per_pod_preemption() -> None:
+    # DefaultPreemption.PostFilter refuses group pods with GenericWorkload on; their group is the
+    # unit kube-scheduler schedules, whatever a lone placement of this pod would say.
+    r = invoke("whatif", "pod", "job-1-5", "-n", "ml", "--demo", "-o", "json")
+    doc = json.loads(r.stdout)
+    assert doc["outcome"] == "NotEligible"
+    assert "not eligible due to workload aware preemption enabled" in doc["message"]
+    assert any("whatif podgroup job-1 -n ml" in w for w in doc["warnings"])
+
+
+def test_warnings_go_to_stderr_in_table_mode() -> None:
+    r = invoke("whatif", "pod", "job-1-5", "-n", "ml", "--demo", "--color", "never")
+    assert "Warning:" in r.stderr and "Warning:" not in r.stdout

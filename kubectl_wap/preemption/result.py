@@ -67,6 +67,7 @@ class Result:
     reprieved: list[UnitVerdict] = field(default_factory=list)
     candidates: list[UnitVerdict] = field(default_factory=list)  # every unit, reprieve order
     num_pdb_violations: int = 0
+    num_potential: int = 0  # candidate units (lower priority) considered by workload-aware preemption
     warnings: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)  # numbered explanation, in decision order
     # default preemption: candidate nodes considered and their victims

@@ -142,6 +142,7 @@ def preempt_for_group(
         res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
         steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
         return res
+    res.num_potential = len(potential)
     ordered = by_importance(potential)
     steps.append(f"{len(potential)} candidate unit(s) with priority below {prio}, most important first: " + "; ".join(
         f"{u.kind} {u.namespace}/{u.name} (priority {u.priority}, {len(u.pods)} pod(s))" for u in ordered[:10]

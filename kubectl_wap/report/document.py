@@ -98,6 +98,7 @@ def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any
             "reprievedUnits": len(res.reprieved),
             "pdbViolations": res.num_pdb_violations,
             "placedPods": len(res.placements),
+            "candidateUnits": res.num_potential,
         },
         "explanation": list(res.steps),
         "warnings": list(res.warnings),

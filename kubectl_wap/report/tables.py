@@ -62,8 +62,12 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     s = doc["summary"]
     verdict = {
         "Preempt": f"{s['victimPods']} pod(s) in {s['victimUnits']} unit(s) would be preempted; {s['reprievedUnits']} candidate unit(s) spared",
-        "NoPreemptionNeeded": f"fits without preemption ({s['placedPods']} pod(s) placed)",
+        "NoPreemptionNeeded": (f"fits without preemption ({s['placedPods']} pod(s) placed)" if s["placedPods"]
+                               else doc["message"]),
     }.get(doc["outcome"], doc["message"])
+    if doc["outcome"] == "Unschedulable" and s.get("candidateUnits"):
+        verdict = (f"does not fit even if all {s['candidateUnits']} lower-priority unit(s) were preempted "
+                   f"({doc['message']})")
     console.print(f"[{style}]{doc['outcome']}[/]: {verdict}", highlight=False)
     console.print(
         f"Preemptor: {pre['kind']} {pre['namespace']}/{pre['name']}  priority {pre['priority']}  "
@@ -83,9 +87,19 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         for n, p in sorted(per.items()):
             p.sort(key=_natural)
             rows.append([n, len(p), ", ".join(p) if wide else _short(p)])
-        console.print(_table("Placement", ["NODE", "PODS", "NAMES"], rows, no_headers))
+        title = "Nominated node (after preemption)" if doc.get("algorithm") == "default" and doc["outcome"] == "Preempt" else "Placement"
+        console.print(_table(title, ["NODE", "PODS", "NAMES"], rows, no_headers))
     if doc["victimUnits"]:
         console.print(_table("Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers))
+    if doc.get("candidateNodes"):
+        rows = []
+        for c in doc["candidateNodes"]:
+            chosen = "yes" if c["node"] == doc.get("nominatedNode") else ""
+            if c.get("victims") is None:
+                rows.append([c["node"], "-", "-", c.get("status", ""), chosen])
+            else:
+                rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), "", chosen])
+        console.print(_table("Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers))
     if doc["reprieved"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}

@@ -427,19 +427,34 @@ COMMANDS = ["whatif", "explain", "rank", "snapshot", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 
 
+FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates"}
+FLAGS = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates",
+         "--filename", "--replicas", "--requests", "--priority-class", "--min-count", "--disruption-mode",
+         "--node-selector", "--toleration", "--preemption-policy", "--autoscale", "--node-templates",
+         "--overschedule-multiplier", "--exit-code", "--no-headers", "--color", "--debug"]
+OUTPUTS = ["table", "wide", "json", "yaml"]
+
+
 def complete_main() -> None:
-    """`kubectl_complete-wap __complete ARGS... PARTIAL`: Cobra-style completion for kubectl."""
+    """`kubectl_complete-wap __complete ARGS... PARTIAL`: Cobra-style completion for kubectl.
+    Prints candidates, then `:<directive>` (4 = no file completion, 0 = default: files)."""
     args = sys.argv[1:]
     if args and args[0] in ("__complete", "__completeNoDesc"):
         args = args[1:]
     partial = args[-1] if args else ""
     words = args[:-1]
-    if not words:
+    prev = words[-1] if words else ""
+    if prev in FILE_FLAGS:
+        print(":0")  # let the shell complete file names
+        return
+    if prev in ("-o", "--output"):
+        cands = OUTPUTS
+    elif not words:
         cands = COMMANDS
+    elif partial.startswith("-"):
+        cands = FLAGS
     elif words[0] in ("whatif", "explain") and len(words) == 1:
         cands = KIND_WORDS
-    elif partial.startswith("-"):
-        cands = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates", "--debug"]
     else:
         cands = []
     for c in cands:

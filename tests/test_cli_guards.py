@@ -47,3 +47,15 @@ def test_pod_of_a_group_is_refused_by_per_pod_preemption() -> None:
 def test_warnings_go_to_stderr_in_table_mode() -> None:
     r = invoke("whatif", "pod", "job-1-5", "-n", "ml", "--demo", "--color", "never")
     assert "Warning:" in r.stderr and "Warning:" not in r.stdout
+
+
+def test_completion_offers_files_after_file_flags_and_formats_after_o() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "kubectl_complete-wap"
+    out = subprocess.run([str(exe), "__complete", "whatif", "-f", ""], capture_output=True, text=True).stdout.split()
+    assert out == [":0"]
+    out = subprocess.run([str(exe), "__complete", "whatif", "-o", ""], capture_output=True, text=True).stdout.split()
+    assert out == ["table", "wide", "json", "yaml", ":4"]

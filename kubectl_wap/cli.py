@@ -375,7 +375,9 @@ def snapshot(
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: TimeoutOpt = 30.0,
-    redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with stable keyed hashes.")] = False,
+    redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
+    redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
+    redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
@@ -391,10 +393,25 @@ def snapshot(
                 status.update(f"reading the cluster (read-only): {resource} {n}")
 
             header, items = load_live(kubeconfig, context, None, request_timeout, progress)
+        if (redact_key_file or redact_map) and not redact:
+            raise UserError("--redact-key-file and --redact-map need --redact")
         if redact:
-            from .snapshot.redact import redact_items
+            from .snapshot.redact import redactor_for
 
-            items = redact_items(items)
+            key = None
+            if redact_key_file:
+                try:
+                    key = open(os.path.expanduser(redact_key_file), "rb").read().strip()
+                except OSError as e:
+                    raise UserError(f"{redact_key_file}: cannot read the redaction key: {e.strerror or e}") from None
+                if len(key) < 16:
+                    raise UserError(f"{redact_key_file}: the redaction key must be at least 16 bytes")
+            r = redactor_for(items, key)
+            if redact_map:
+                mapping = _pending_name_map(items, r.h)
+                with open(os.path.expanduser(redact_map), "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
+                    json.dump(mapping, f, indent=2)
+            items = [r.item(o) if isinstance(o, dict) else o for o in items]
             header["redacted"] = True
         write_snapshot(out, header, items)
         for w in header.get("warnings", []):
@@ -404,6 +421,22 @@ def snapshot(
             console.print(f"wrote {out}: {counts}", highlight=False)
 
     _guard(debug, run)
+
+
+def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, dict[str, str]]:
+    """original 'kind ns/name' -> {namespace, name} after redaction, for objects one would ask
+    `whatif` about: PodGroups, CompositePodGroups and pods that are not bound to a node."""
+    out: dict[str, dict[str, str]] = {}
+    for o in items:
+        if not isinstance(o, dict) or o.get("kind") not in ("PodGroup", "CompositePodGroup", "Pod"):
+            continue
+        md = o.get("metadata") or {}
+        if o["kind"] == "Pod" and (o.get("spec") or {}).get("nodeName"):
+            continue
+        ns, name = md.get("namespace") or "default", md.get("name")
+        if isinstance(name, str):
+            out[f"{o['kind'].lower()} {ns}/{name}"] = {"namespace": h(ns), "name": h(name)}
+    return out
 
 
 @app.command()

@@ -137,6 +137,8 @@ def _default_namespace(kubeconfig: str | None, context: str | None, snapshot: st
 
 
 def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
+    from .snapshot.hypothetical import Replacement
+
     from .snapshot.source import build, raw_source
 
     if not snapshot and not demo:
@@ -148,7 +150,12 @@ def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
             header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress)
     else:
         header, items = raw_source(snapshot, demo, kubeconfig, context, timeout)
-    return build(header, items, extra)
+    if not extra:
+        return build(header, items)
+    replacement = Replacement(extra)
+    snap = build(header, items, extra, keep=replacement.keep)
+    snap.warnings.extend(replacement.warnings())
+    return snap
 
 
 def _emit(doc: Any, output: Output) -> None:
@@ -208,15 +215,6 @@ def _analysis(
     elif not kind or not name:
         raise UserError("say what to analyze: whatif podgroup|compositepodgroup|pod NAME, or whatif -f FILE")
     snap = _load(snapshot, demo, kubeconfig, context, timeout, color, extra)
-    if extra:
-        for o in extra:
-            md = o.get("metadata") or {}
-            key = (o.get("kind"), md.get("namespace") or "default", md.get("name"))
-            if key in snap.duplicates:
-                raise UserError(
-                    f"{key[0].lower()} {key[1]}/{key[2]} already exists in the cluster state: give the hypothetical "
-                    "work a new name (it would be mixed with the existing object)"
-                )
     if file and replicas is None and kind == "podgroup":
         pods = [o for o in extra or [] if o.get("kind") == "Pod"]
         pgs = [o for o in extra or [] if o.get("kind") == "PodGroup"]

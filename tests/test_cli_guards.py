@@ -21,7 +21,6 @@ def invoke(*args: str):
     "args, text",
     [
         (["whatif", "podgroup", "job-1", "-n", "ml", "--priority-class", "low-priority", "--demo"], "--priority-class applies only to hypothetical work"),
-        (["whatif", "podgroup", "job-1", "-n", "ml", "--replicas", "2", "--requests", "cpu=1", "--demo"], "podgroup ml/job-1 already exists"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "0", "--demo"], "--replicas must be at least 1"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--min-count", "5", "--demo"], "could never be satisfied"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--preemption-policy", "sometimes", "--demo"], "invalid --preemption-policy"),
@@ -32,6 +31,16 @@ def test_hypothetical_misuse_is_one_line(args: list[str], text: str) -> None:
     assert r.exit_code == 2, r.output
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], r.stderr
+
+
+def test_hypothetical_work_replaces_an_existing_group_and_its_pending_pods() -> None:
+    # Never a mix of the real job-1 (16 pending pods) and the hypothetical one (2 pods).
+    r = invoke("whatif", "podgroup", "job-1", "-n", "ml", "--replicas", "2", "--requests", "cpu=1",
+               "--priority-class", "high-priority", "--demo", "-o", "json")
+    doc = json.loads(r.stdout)
+    assert doc["preemptor"]["pods"] == 2 and doc["outcome"] == "NoPreemptionNeeded"
+    assert any("replaces PodGroup ml/job-1" in w for w in doc["warnings"])
+    assert any("replaces 16 pending pod(s)" in w for w in doc["warnings"])
 
 
 def test_pod_of_a_group_is_refused_by_per_pod_preemption() -> None:

@@ -191,3 +191,52 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None)
         kind = "pod"
     md = r["metadata"]
     return pgs + cpgs + pods, kind, md.get("namespace", "default"), md["name"]
+
+
+class Replacement:
+    """Hypothetical work replaces what it names: an existing PodGroup/CompositePodGroup of the
+    same name, pods of the same name, and the pending (unbound) pods of a replaced PodGroup, so
+    the analysis never mixes the hypothetical group with the real one. Bound pods of a replaced
+    group stay: they are its running members."""
+
+    def __init__(self, extra: list[dict[str, Any]]):
+        self.groups: set[tuple[str, str, str]] = set()
+        self.pods: set[tuple[str, str]] = set()
+        for o in extra:
+            md = o.get("metadata") or {}
+            key = (md.get("namespace") or "default", md.get("name"))
+            if o.get("kind") in ("PodGroup", "CompositePodGroup"):
+                self.groups.add((o["kind"], *key))
+            elif o.get("kind") == "Pod":
+                self.pods.add(key)
+        self.pod_groups = {(ns, n) for k, ns, n in self.groups if k == "PodGroup"}
+        self.dropped: dict[str, int] = {}
+
+    def keep(self, o: Any) -> bool:
+        if not isinstance(o, dict):
+            return True
+        kind = o.get("kind")
+        if kind not in ("PodGroup", "CompositePodGroup", "Pod"):
+            return True
+        md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+        ns, name = md.get("namespace") or "default", md.get("name")
+        drop = False
+        if kind in ("PodGroup", "CompositePodGroup"):
+            drop = (kind, ns, name) in self.groups
+        else:
+            spec = o.get("spec") if isinstance(o.get("spec"), dict) else {}
+            sg = spec.get("schedulingGroup") if isinstance(spec.get("schedulingGroup"), dict) else {}
+            drop = (ns, name) in self.pods or (not spec.get("nodeName") and (ns, sg.get("podGroupName")) in self.pod_groups)
+        if drop:
+            label = f"{kind} {ns}/{name}" if kind != "Pod" else "pending pod(s)"
+            self.dropped[label] = self.dropped.get(label, 0) + 1
+        return not drop
+
+    def warnings(self) -> list[str]:
+        out = []
+        for what, n in self.dropped.items():
+            if what == "pending pod(s)":
+                out.append(f"the hypothetical work replaces {n} pending pod(s) of the cluster state")
+            else:
+                out.append(f"the hypothetical work replaces {what} of the cluster state")
+        return out

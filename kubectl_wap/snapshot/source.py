@@ -46,10 +46,20 @@ def _file_items(path: Path) -> tuple[SnapshotHeader, Iterable[Any]]:
     return streamed if streamed is not None else load_items(path)
 
 
-def build(header: SnapshotHeader, items: Iterable[Any], extra: list[Any] | None = None, extra_warnings: list[str] | None = None) -> Snapshot:
+def build(
+    header: SnapshotHeader,
+    items: Iterable[Any],
+    extra: list[Any] | None = None,
+    extra_warnings: list[str] | None = None,
+    keep: Callable[[Any], bool] | None = None,
+) -> Snapshot:
+    """The model from raw items, plus `extra` (hypothetical) objects; `keep` filters the raw
+    items first (hypothetical work replaces what it names)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if keep is not None:
+            items = filter(keep, items)
         snap = build_snapshot(itertools.chain(items, extra or []), header)
     finally:
         if enabled:

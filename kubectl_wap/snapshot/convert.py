@@ -450,24 +450,26 @@ def _topology_keys(spec: dict) -> tuple[str, ...]:
     return tuple(_str(_d(t).get("key")) for t in _l(_d(spec.get("schedulingConstraints")).get("topology")))
 
 
-def pod_group_from(obj: dict) -> PodGroup:
-    ns, name, uid = _meta(obj, "PodGroup", True)
-    what = f"podgroup {ns}/{name}"
+def _group_fields(obj: dict, kind: str, count_field: str) -> dict[str, Any]:
+    """The fields PodGroup and CompositePodGroup share; `count_field` is gang.minCount or
+    gang.minGroupCount (returned under "count")."""
+    ns, name, uid = _meta(obj, kind, True)
+    what = f"{kind.lower()} {ns}/{name}"
     md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
     sp = _d(spec.get("schedulingPolicy"))
     if "gang" in sp:
         policy = "gang"
-        mc = _int(_d(sp.get("gang")).get("minCount"), f"{what}: spec.schedulingPolicy.gang.minCount", 1)
-        if mc is None or mc < 1:
-            raise ObjectError(f"{what}: spec.schedulingPolicy.gang.minCount: must be greater than or equal to 1")
+        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1)
+        if count is None or count < 1:
+            raise ObjectError(f"{what}: spec.schedulingPolicy.gang.{count_field}: must be greater than or equal to 1")
     else:
-        policy, mc = "basic", 1
-    return PodGroup(
+        policy, count = "basic", 1
+    return dict(
         namespace=ns,
         name=name,
         uid=uid or f"{ns}/{name}",
         policy=policy,
-        min_count=mc,
+        count=count,
         disruption_mode=_disruption_mode(spec),
         parent=_str(spec.get("parentCompositePodGroupName")) or None,
         priority=_int(spec.get("priority"), f"{what}: spec.priority"),
@@ -475,36 +477,19 @@ def pod_group_from(obj: dict) -> PodGroup:
         preemption_policy=_str(spec.get("preemptionPolicy")) or None,
         topology_keys=_topology_keys(spec),
         creation_timestamp=parse_time(md.get("creationTimestamp")),
-        uses_resource_claims=bool(_l(spec.get("resourceClaims"))),
     )
+
+
+def pod_group_from(obj: dict) -> PodGroup:
+    f = _group_fields(obj, "PodGroup", "minCount")
+    f["min_count"] = f.pop("count")
+    return PodGroup(**f, uses_resource_claims=bool(_l(_d(obj.get("spec")).get("resourceClaims"))))
 
 
 def composite_pod_group_from(obj: dict) -> CompositePodGroup:
-    ns, name, uid = _meta(obj, "CompositePodGroup", True)
-    what = f"compositepodgroup {ns}/{name}"
-    md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
-    sp = _d(spec.get("schedulingPolicy"))
-    if "gang" in sp:
-        policy = "gang"
-        mc = _int(_d(sp.get("gang")).get("minGroupCount"), f"{what}: spec.schedulingPolicy.gang.minGroupCount", 1)
-        if mc is None or mc < 1:
-            raise ObjectError(f"{what}: spec.schedulingPolicy.gang.minGroupCount: must be greater than or equal to 1")
-    else:
-        policy, mc = "basic", 1
-    return CompositePodGroup(
-        namespace=ns,
-        name=name,
-        uid=uid or f"{ns}/{name}",
-        policy=policy,
-        min_group_count=mc,
-        disruption_mode=_disruption_mode(spec),
-        parent=_str(spec.get("parentCompositePodGroupName")) or None,
-        priority=_int(spec.get("priority"), f"{what}: spec.priority"),
-        priority_class_name=_str(spec.get("priorityClassName")),
-        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
-        topology_keys=_topology_keys(spec),
-        creation_timestamp=parse_time(md.get("creationTimestamp")),
-    )
+    f = _group_fields(obj, "CompositePodGroup", "minGroupCount")
+    f["min_group_count"] = f.pop("count")
+    return CompositePodGroup(**f)
 
 
 def priority_class_from(obj: dict) -> PriorityClass:

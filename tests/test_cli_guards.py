@@ -90,3 +90,20 @@ def test_redaction_map_finds_the_group_in_a_redacted_snapshot() -> None:
     assert redacted.outcome == original.outcome == "Preempt"
     assert [len(v.unit.pods) for v in redacted.victims] == [len(v.unit.pods) for v in original.victims]
     assert "job-1" not in json.dumps(red)
+
+
+def test_rank_and_autoscale_json_validate_against_shipped_schemas() -> None:
+    from importlib import resources
+
+    import jsonschema
+
+    base = resources.files("kubectl_wap") / "report"
+    rank_schema = json.loads((base / "rank-schema.json").read_text())
+    report_schema = json.loads((base / "schema.json").read_text())
+    r = invoke("rank", "--demo", "--priority", "1000000", "-o", "json")
+    jsonschema.validate(json.loads(r.stdout), rank_schema)
+    for group, ns in (("job-1", "ml"), ("giant", "research"), ("small-eval", "ml")):
+        a = invoke("whatif", "podgroup", group, "-n", ns, "--demo", "--autoscale", "-o", "json")
+        doc = json.loads(a.stdout)
+        assert "autoscale" in doc
+        jsonschema.validate(doc, report_schema)

@@ -220,6 +220,25 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     return header, items()
 
 
+def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+    """Item-by-item reading when the file's layout allows it: our snapshot format, or a large
+    `kubectl get -o json` List. None means: read the whole document (load_items)."""
+    if not path.is_file():
+        return None
+    streamed = stream_snapshot(path)
+    if streamed is not None:
+        return streamed
+    if not path.name.endswith((".json", ".json.gz", ".gz")):
+        return None
+    from .liststream import stream_list
+
+    try:
+        raw = _read_bytes(path)
+    except UserError:
+        return None  # the whole-document reader reports it
+    return stream_list(path, raw)
+
+
 def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
     p = Path(path)
     header = SnapshotHeader(source=str(p))
@@ -236,7 +255,7 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     enabled = gc.isenabled()
     gc.disable()  # the load allocates millions of small objects and frees none: GC is pure cost
     try:
-        streamed = stream_snapshot(Path(path)) if not Path(path).is_dir() else None
+        streamed = stream_file(Path(path))
         header, items = streamed if streamed is not None else load_items(path)
         snap = build_snapshot(items, header, source=f"{path}: ")
     finally:

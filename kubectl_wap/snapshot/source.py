@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
-from .files import _fill_header, load_items, stream_snapshot
+from .files import _fill_header, load_items, stream_file
 
 DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
 
@@ -42,7 +42,7 @@ def raw_source(
 
 
 def _file_items(path: Path) -> tuple[SnapshotHeader, Iterable[Any]]:
-    streamed = stream_snapshot(path) if path.is_file() else None
+    streamed = stream_file(path)
     return streamed if streamed is not None else load_items(path)
 
 

@@ -273,13 +273,30 @@ def filter_all(
             i = int(i)
             if i not in statuses:
                 statuses[i] = resource_fit_node(state, pod, i)
-    if cycle.plugins:
+    active = [(p, d) for p, d in cycle.plugins if not p.passes_everywhere(d)]
+    # A plugin that can judge all nodes at once does so (InterPodAffinity without required
+    # affinity); its failures keep the per-node loop's first-failure order: it runs last.
+    vector = []
+    for p, d in list(active):
+        fm = getattr(p, "filter_mask", None)
+        res = fm(state, d, pod) if fm is not None and p is active[-1][0] else None
+        if res is not None:
+            active.remove((p, d))
+            vector.append((p, d, res))
+    if active:
         for i in np.flatnonzero(candidates):
             i = int(i)
-            for plugin, d in cycle.plugins:
+            for plugin, d in active:
                 st = plugin.filter(state, d, pod, i)
                 if not st.ok:
                     candidates[i] = False
                     statuses[i] = st
                     break
+    for p, d, (passes, _masks) in vector:
+        failing = candidates & ~passes
+        if failing.any():
+            for i in np.flatnonzero(failing):
+                i = int(i)
+                candidates[i] = False
+                statuses[i] = p.filter(state, d, pod, i)  # the exact status, for the few failures
     return candidates, statuses

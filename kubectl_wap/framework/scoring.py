@@ -62,29 +62,51 @@ def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
     return MAX_NODE_SCORE - out if reverse else out
 
 
+# Raw per-node scores that depend only on the pod's shape and the (never changing) node list,
+# computed once per shape for all nodes: (state token, plugin, shape) -> array over all nodes.
+_RAW: dict[tuple, np.ndarray] = {}
+
+
+def _raw(state: ClusterState, plugin: str, shape: tuple, compute) -> np.ndarray:
+    key = (state.token, plugin, shape)
+    arr = _RAW.get(key)
+    if arr is None:
+        if len(_RAW) > 4096:
+            _RAW.clear()
+        arr = _RAW[key] = compute()
+    return arr
+
+
 def taint_toleration(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
     """TaintToleration score: count of intolerable PreferNoSchedule taints, reversed."""
-    tols = [t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")]
-    counts = np.zeros(len(nodes), dtype=np.int64)
-    for j, i in enumerate(nodes):
-        for taint in state.nodes[i].taints:
-            if taint.effect == "PreferNoSchedule" and not tolerates_taint(tols, taint):
-                counts[j] += 1
-    return default_normalize(counts, reverse=True)
+    tols = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+
+    def compute() -> np.ndarray:
+        counts = np.zeros(len(state.nodes), dtype=np.int64)
+        for i, node in enumerate(state.nodes):
+            for taint in node.taints:
+                if taint.effect == "PreferNoSchedule" and not tolerates_taint(tols, taint):
+                    counts[i] += 1
+        return counts
+
+    return default_normalize(_raw(state, "TaintToleration", tols, compute)[nodes], reverse=True)
 
 
 def node_affinity(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
     """NodeAffinity score: sum of weights of matching preferred terms, normalized."""
     terms = pod.affinity.node_preferred if pod.affinity is not None else ()
-    scores = np.zeros(len(nodes), dtype=np.int64)
     if not terms:
+        return np.zeros(len(nodes), dtype=np.int64)
+
+    def compute() -> np.ndarray:
+        scores = np.zeros(len(state.nodes), dtype=np.int64)
+        for i, node in enumerate(state.nodes):
+            for t in terms:
+                if t.weight and match_node_selector_term(t.preference, node):
+                    scores[i] += t.weight
         return scores
-    for j, i in enumerate(nodes):
-        node = state.nodes[i]
-        for t in terms:
-            if t.weight and match_node_selector_term(t.preference, node):
-                scores[j] += t.weight
-    return default_normalize(scores, reverse=False)
+
+    return default_normalize(_raw(state, "NodeAffinity", terms, compute)[nodes], reverse=False)
 
 
 def total_scores(state: ClusterState, pod: Pod, cycle: CycleData, nodes: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from ..model import HostPort, Node, Pod, Snapshot
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
+_EMPTY = np.zeros(0, dtype=np.intp)
 
 
 class ClusterState:
@@ -267,6 +268,18 @@ class ClusterState:
         for idx, pods in enumerate(self.node_pods):
             for p in pods.values():
                 yield idx, p
+
+    def nodes_with_label(self, key: str, value: str) -> np.ndarray:
+        """Indices of nodes whose label `key` equals `value` (built once; nodes never change)."""
+        idx = self.__dict__.get("_label_index") if hasattr(self, "__dict__") else None
+        if idx is None:
+            built: dict[tuple[str, str], list[int]] = {}
+            for i, node in enumerate(self.nodes):
+                for kv in node.labels.items():
+                    built.setdefault(kv, []).append(i)
+            idx = {kv: np.array(v, dtype=np.intp) for kv, v in built.items()}
+            self._label_index = idx
+        return idx.get((key, value), _EMPTY)
 
     def free(self) -> np.ndarray:
         return self.alloc - self.requested

@@ -37,6 +37,10 @@ class CrossNodePlugin(Protocol):
     def remove_pod(self, state: "ClusterState", data: Any, pod: "Pod", removed: "Pod", node_idx: int) -> bool:
         """PreFilterExtensions.RemovePod; returns whether the cycle data changed."""
 
+    def passes_everywhere(self, data: Any) -> bool:
+        """True when Filter would pass on every node with this cycle data (lets the caller skip
+        the per-node loop)."""
+
     def filter(self, state: "ClusterState", data: Any, pod: "Pod", node_idx: int) -> Status:
         """Filter verdict for one node, with upstream's reason strings and codes."""
 

@@ -340,6 +340,35 @@ class InterPodAffinity:
         return self._update(state, data, removed, node_idx, -1)
 
     # ---- Filter ---------------------------------------------------------------------------
+    @staticmethod
+    def passes_everywhere(data: IPAData) -> bool:
+        """True when Filter passes on every node with this cycle data: no required terms of the
+        pod to satisfy and no existing pod's anti-affinity matching it (counts drop at zero)."""
+        return data.skip or (not data.req_aff and not data.anti and not data.existing_anti)
+
+    @staticmethod
+    def filter_mask(state: "ClusterState", data: IPAData, pod: Pod) -> tuple[Any, dict[str, Status]] | None:
+        """Vectorized Filter over all nodes when the pod has no required affinity (the common
+        case): (boolean pass mask, {"anti": status, "existing": status} with a failure mask each
+        under "masks"). None: use the per-node filter."""
+        import numpy as np
+
+        d = data
+        if d.skip or d.req_aff:
+            return None
+        n = len(state.nodes)
+        anti_fail = np.zeros(n, dtype=bool)
+        if d.anti:
+            for t in d.req_anti:
+                for (k, v), c in d.anti.items():
+                    if k == t.topology_key and c > 0:
+                        anti_fail[state.nodes_with_label(k, v)] = True
+        existing_fail = np.zeros(n, dtype=bool)
+        for (k, v), c in d.existing_anti.items():
+            if c > 0:
+                existing_fail[state.nodes_with_label(k, v)] = True
+        return ~(anti_fail | existing_fail), {"anti": anti_fail, "existing": existing_fail}
+
     def filter(self, state: "ClusterState", data: IPAData, pod: Pod, node_idx: int) -> Status:
         d = data
         if d.skip:

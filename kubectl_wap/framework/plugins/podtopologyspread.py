@@ -252,6 +252,11 @@ class PodTopologySpread:
         return self._update(state, data, pod, removed, node_idx, -1)
 
     # ---- Filter ---------------------------------------------------------------------------
+    @staticmethod
+    def passes_everywhere(data: PTSData) -> bool:
+        """True when Filter passes on every node: no DoNotSchedule constraint to check."""
+        return data.skip or not data.constraints
+
     def filter(self, state: "ClusterState", data: PTSData, pod: Pod, node_idx: int) -> Status:
         d = data
         if d.skip or not d.constraints:

@@ -16,5 +16,6 @@ if ! bash tests/e2e/build_apiserver.sh; then
 fi
 t1=$(date +%s)
 echo "e2e: server binaries ready in $((t1 - t0)) s" >&2
-KUBECTL_WAP_E2E=1 "$PY" -m pytest tests/e2e -q -p no:cacheprovider "$@"
+# pyproject addopts already has -q: a second -q would drop the "N passed" summary line
+KUBECTL_WAP_E2E=1 "$PY" -m pytest tests/e2e -p no:cacheprovider "$@"
 echo "e2e: tests took $(( $(date +%s) - t1 )) s" >&2

@@ -204,6 +204,7 @@ class PodGroup:
     topology_keys: tuple[str, ...] = ()  # spec.schedulingConstraints.topology[].key
     creation_timestamp: float | None = None
     uses_resource_claims: bool = False
+    priority_admitted: bool = False  # spec.priority was absent and resolved by priority admission
 
     kind = "PodGroup"
 
@@ -226,6 +227,7 @@ class CompositePodGroup:
     preemption_policy: str | None = None
     topology_keys: tuple[str, ...] = ()
     creation_timestamp: float | None = None
+    priority_admitted: bool = False  # spec.priority was absent and resolved by priority admission
 
     kind = "CompositePodGroup"
 

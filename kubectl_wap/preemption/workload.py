@@ -58,7 +58,12 @@ def preempt_for_group(
         namespace=root.namespace,
         name=root.name,
         priority=prio,
-        priority_source=f"{root.kind} {root.key} spec.priority" + (f" (class {root.priority_class_name})" if root.priority_class_name else ""),
+        priority_source=(
+            (f"PriorityClass {root.priority_class_name} (resolved by priority admission for {root.kind} {root.key})"
+             if root.priority_class_name else f"the default priority (priority admission for {root.kind} {root.key})")
+            if root.priority_admitted
+            else f"{root.kind} {root.key} spec.priority" + (f" (class {root.priority_class_name})" if root.priority_class_name else "")
+        ),
         preemption_policy=policy,
         policy_source=policy_src,
         pods=pending,

@@ -69,4 +69,4 @@ def admit(snap: Snapshot) -> None:
             # UPSTREAM-DIFF: the class's preemptionPolicy is not copied into PodGroups here: the
             # apiserver does that only with PodGroupPreemptionPolicy on, which we do not know at
             # load time. Give the PodGroup an explicit spec.preemptionPolicy to model it.
-            lst[i] = dataclasses.replace(g, priority=prio if prio is not None else 0)
+            lst[i] = dataclasses.replace(g, priority=prio if prio is not None else 0, priority_admitted=True)

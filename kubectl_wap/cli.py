@@ -284,12 +284,12 @@ def whatif(
         else:
             from .report.tables import render_whatif
 
-            console = _console(color)
-            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers, err=_console(color, stderr=True))
+            console, err = _console(color), _console(color, stderr=True)
+            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=_console(color, stderr=True))
+                render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=err)
         return doc
 
     doc = _guard(debug, run)

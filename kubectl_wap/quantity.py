@@ -84,9 +84,15 @@ def milli_value(text: object) -> int:
     return _ceil(parse_quantity(text) * 1000)
 
 
+def scheduler_amount(name: str, amount: Fraction) -> int:
+    """The integer the scheduler keeps for resource `name` of an exact amount: milli-cores for
+    cpu (MilliValue), else Value(); both round up."""
+    return _ceil(amount * 1000 if name == "cpu" else amount)
+
+
 def resource_amount(name: str, text: object) -> int:
-    """The integer the scheduler keeps for resource `name`: milli-cores for cpu, else Value()."""
-    return milli_value(text) if name == "cpu" else value(text)
+    """scheduler_amount of a quantity string."""
+    return scheduler_amount(name, parse_quantity(text))
 
 
 def format_amount(name: str, amount: int) -> str:

@@ -16,7 +16,7 @@ import yaml
 
 from ..errors import UserError
 from ..model import Node, Snapshot, Taint
-from ..quantity import QuantityError, parse_quantity
+from ..quantity import QuantityError, parse_quantity, scheduler_amount
 
 DEFAULT_MAX_NODES = 10
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -74,8 +74,7 @@ def _amount(res: str, q: Any, where: str) -> int:
         raise UserError(f"{where}: invalid quantity for {res}: {e}") from None
     if v < 0:
         raise UserError(f"{where}: {res} must be >= 0, got {q!r}")
-    x = v * 1000 if res == "cpu" else v
-    return -((-x.numerator) // x.denominator)
+    return scheduler_amount(res, v)
 
 
 def _str_map(v: Any, where: str) -> dict[str, str]:

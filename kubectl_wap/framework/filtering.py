@@ -274,15 +274,13 @@ def filter_all(
             if i not in statuses:
                 statuses[i] = resource_fit_node(state, pod, i)
     active = [(p, d) for p, d in cycle.plugins if not p.passes_everywhere(d)]
-    # A plugin that can judge all nodes at once does so (InterPodAffinity without required
-    # affinity); its failures keep the per-node loop's first-failure order: it runs last.
-    vector = []
-    for p, d in list(active):
-        fm = getattr(p, "filter_mask", None)
-        res = fm(state, d, pod) if fm is not None and p is active[-1][0] else None
-        if res is not None:
-            active.remove((p, d))
-            vector.append((p, d, res))
+    # The last Filter (InterPodAffinity) judges every node at once when it can; the per-node loop
+    # then runs only the plugins before it, so a node still reports its first failure.
+    last, passes = None, None
+    if active and hasattr(active[-1][0], "filter_mask"):
+        passes = active[-1][0].filter_mask(state, active[-1][1], pod)
+        if passes is not None:
+            last = active.pop()
     if active:
         for i in np.flatnonzero(candidates):
             i = int(i)
@@ -292,11 +290,10 @@ def filter_all(
                     candidates[i] = False
                     statuses[i] = st
                     break
-    for p, d, (passes, _masks) in vector:
-        failing = candidates & ~passes
-        if failing.any():
-            for i in np.flatnonzero(failing):
-                i = int(i)
-                candidates[i] = False
-                statuses[i] = p.filter(state, d, pod, i)  # the exact status, for the few failures
+    if last is not None:
+        plugin, d = last
+        for i in np.flatnonzero(candidates & ~passes):
+            i = int(i)
+            candidates[i] = False
+            statuses[i] = plugin.filter(state, d, pod, i)  # the exact status, for the few failures
     return candidates, statuses

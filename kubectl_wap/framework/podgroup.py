@@ -125,6 +125,12 @@ class PodGroupScheduler:
             if st.code == UNSCHEDULABLE:
                 break  # fast-fail: minCount can no longer be reached
             res.any_scheduled = res.any_scheduled or r.ok
+        return self._finish(res, status, cp, pg.key)
+
+    def _finish(self, res: GroupResult, status: Status, cp: int, key: str) -> GroupResult:
+        """End of a group's algorithm: a final Wait is Unschedulable; a failed group reverts every
+        assume it (and, for a CompositePodGroup, its children) made, so children that succeeded
+        under a failed parent are invalidated too (completeCompositePodGroupAlgorithmResultMap)."""
         if status.code == WAIT:
             status = Status(UNSCHEDULABLE, status.reasons, GANG)
         if status.code != SUCCESS:
@@ -132,7 +138,7 @@ class PodGroupScheduler:
             res.assignments = []
             res.any_scheduled = False
         res.status = status
-        res.group_statuses[pg.key] = status
+        res.group_statuses[key] = status
         return res
 
     def _run_composite(self, cpg: CompositePodGroup) -> GroupResult:
@@ -173,14 +179,4 @@ class PodGroupScheduler:
             status = placement_feasible(min_count, scheduled, remaining)
             if status.code == UNSCHEDULABLE:
                 break
-        if status.code == WAIT:
-            status = Status(UNSCHEDULABLE, status.reasons, GANG)
-        if status.code != SUCCESS:
-            # A failed parent invalidates the children that succeeded
-            # (completeCompositePodGroupAlgorithmResultMap).
-            self.state.rollback(cp)
-            res.assignments = []
-            res.any_scheduled = False
-        res.status = status
-        res.group_statuses[cpg.key] = status
-        return res
+        return self._finish(res, status, cp, cpg.key)

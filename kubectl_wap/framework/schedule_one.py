@@ -16,7 +16,7 @@ from ..model import Pod
 from .filtering import CycleData, StaticCache, filter_all, filter_node, pre_filter
 from .scoring import select_host
 from .state import ClusterState
-from .status import OK, UNRESOLVABLE, Status
+from .status import Status
 
 
 def fit_error_message(num_nodes: int, statuses: dict[int, Status], prefilter_msg: str = "") -> str:
@@ -134,9 +134,3 @@ class Scheduler:
             return ScheduleResult(None, cycle, statuses, n)
         return ScheduleResult(select_host(self.state, pod, cycle, feasible), cycle, {}, n)
 
-
-def is_unresolvable(st: Status) -> bool:
-    return st.code == UNRESOLVABLE
-
-
-__all__ = ["Scheduler", "ScheduleResult", "fit_error_message", "OK"]

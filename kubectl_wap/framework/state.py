@@ -52,8 +52,8 @@ class ClusterState:
         self.node_pods: list[dict[str, Pod]] = [{} for _ in range(n)]
         self.ports: list[Counter[HostPort]] = [Counter() for _ in range(n)]
         self.where: dict[str, int] = {}  # pod uid -> node index
-        self._vec: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._pairs: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
+        self._pairs: dict[int, list[Any]] = {}  # id(requests) -> [requests, pairs, arrays | None]
+        self._label_index: dict[tuple[str, str], np.ndarray] | None = None
         # Undo log: (True, pod, node) add, (False, pod, node) remove, (None, [(pod, node)], sign) bulk.
         self._log: list[tuple[Any, Any, int]] = []
         self.version = 0  # bumped on every mutation; caches key on it
@@ -69,61 +69,28 @@ class ClusterState:
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
-        """Initial placement of every bound pod: the per-pod bookkeeping in Python, the resource
-        sums as one numpy scatter-add (much cheaper than 150k single-row updates)."""
-        rows: list[int] = []
-        cols: list[int] = []
-        amts: list[int] = []
-        nz_rows: list[int] = []
-        nz_cpu: list[int] = []
-        nz_mem: list[int] = []
-        node_index, node_pods, where = self.node_index, self.node_pods, self.where
+        """Initial placement of every bound pod (no undo record: it is the baseline)."""
+        placed: list[tuple[Pod, int]] = []
         for p in pods:
             if not p.scheduled:
                 continue
-            idx = node_index.get(p.node_name)
+            idx = self.node_index.get(p.node_name)
             if idx is None:
                 self.ignored_pods.append(p)
                 continue
-            for c, a in self._pairs_of(p):
-                rows.append(idx)
-                cols.append(c)
-                amts.append(a)
-            nz_rows.append(idx)
-            nz_cpu.append(p.nonzero_requests[0])
-            nz_mem.append(p.nonzero_requests[1])
-            node_pods[idx][p.uid] = p
-            where[p.uid] = idx
-            for hp in p.host_ports:
-                self.ports[idx][hp] += 1
-            a = p.affinity
-            if a is not None:
-                if a.pod_anti_affinity_required:
-                    self.anti_affinity_pods[p.uid] = idx
-                if a.pod_affinity_required or a.pod_anti_affinity_required or a.pod_affinity_preferred or a.pod_anti_affinity_preferred:
-                    self.affinity_pods[p.uid] = idx
-                    self.affinity_version += 1
-        if rows:
-            np.add.at(self.requested, (np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)), np.array(amts, dtype=np.int64))
-        if nz_rows:
-            r = np.array(nz_rows, dtype=np.intp)
-            np.add.at(self.nonzero[:, 0], r, np.array(nz_cpu, dtype=np.int64))
-            np.add.at(self.nonzero[:, 1], r, np.array(nz_mem, dtype=np.int64))
-            self.pod_count += np.bincount(r, minlength=len(self.nodes)).astype(np.int64)
+            placed.append((p, idx))
+        self._bulk(placed, +1)
 
     # ---- resource vectors -------------------------------------------------------------------
     def request_vector(self, pod: Pod) -> tuple[np.ndarray, np.ndarray]:
-        """(column indices, amounts) of the pod's requests; unknown resources get a new column."""
-        v = self._vec.get(pod.uid)
-        if v is None:
-            for r in pod.requests:
-                if r not in self.res_index:
-                    self._add_resource(r)
-            cols = np.array([self.res_index[r] for r in pod.requests], dtype=np.intp)
-            amts = np.array(list(pod.requests.values()), dtype=np.int64)
-            v = (cols, amts)
-            self._vec[pod.uid] = v
-        return v
+        """(column indices, amounts) of the pod's requests as arrays; unknown resources get a new
+        column. Derived from, and cached beside, _pairs_of."""
+        self._pairs_of(pod)
+        entry = self._pairs[id(pod.requests)]
+        if entry[2] is None:
+            pairs = entry[1]
+            entry[2] = (np.array([c for c, _ in pairs], dtype=np.intp), np.array([a for _, a in pairs], dtype=np.int64))
+        return entry[2]
 
     def dense_request(self, pod: Pod) -> np.ndarray:
         cols, amts = self.request_vector(pod)
@@ -142,7 +109,7 @@ class ClusterState:
     def _pairs_of(self, pod: Pod) -> list[tuple[int, int]]:
         """(column, amount) per requested resource, as plain ints (cheap scalar updates). Pods of
         one template share their requests mapping, so the pairs are cached per mapping (the
-        cache holds the mapping, so its id cannot be reused while cached)."""
+        entry holds the mapping, so its id cannot be reused while cached)."""
         req = pod.requests
         hit = self._pairs.get(id(req))
         if hit is not None and hit[0] is req:
@@ -152,27 +119,19 @@ class ClusterState:
             if r not in ri:
                 self._add_resource(r)
         pairs = [(ri[r], v) for r, v in req.items()]
-        self._pairs[id(req)] = (req, pairs)
+        self._pairs[id(req)] = [req, pairs, None]  # [mapping, pairs, arrays (request_vector)]
         return pairs
 
     def _apply(self, pod: Pod, idx: int, sign: int) -> None:
+        # Per-element updates: cheaper than fancy indexing for the handful of resources a pod
+        # requests.
         row = self.requested[idx]
+        for c, a in self._pairs_of(pod):
+            row[c] += sign * a
         nz = self.nonzero[idx]
-        nzc, nzm = pod.nonzero_requests
-        if sign > 0:
-            # Per-element updates: cheaper than fancy indexing for the handful of resources a
-            # pod requests.
-            for c, a in self._pairs_of(pod):
-                row[c] += a
-            nz[0] += nzc
-            nz[1] += nzm
-            self.pod_count[idx] += 1
-        else:
-            for c, a in self._pairs_of(pod):
-                row[c] -= a
-            nz[0] -= nzc
-            nz[1] -= nzm
-            self.pod_count[idx] -= 1
+        nz[0] += sign * pod.nonzero_requests[0]
+        nz[1] += sign * pod.nonzero_requests[1]
+        self.pod_count[idx] += sign
         self._book(pod, idx, sign)
         self.version += 1
 
@@ -271,7 +230,7 @@ class ClusterState:
 
     def nodes_with_label(self, key: str, value: str) -> np.ndarray:
         """Indices of nodes whose label `key` equals `value` (built once; nodes never change)."""
-        idx = self.__dict__.get("_label_index") if hasattr(self, "__dict__") else None
+        idx = self._label_index
         if idx is None:
             built: dict[tuple[str, str], list[int]] = {}
             for i, node in enumerate(self.nodes):
@@ -280,9 +239,6 @@ class ClusterState:
             idx = {kv: np.array(v, dtype=np.intp) for kv, v in built.items()}
             self._label_index = idx
         return idx.get((key, value), _EMPTY)
-
-    def free(self) -> np.ndarray:
-        return self.alloc - self.requested
 
 
 def build_state(snap: Snapshot) -> ClusterState:

@@ -72,8 +72,6 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
             snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, fast,
             tas=gates.topology_aware_workload_scheduling,
         )
-    if state.ignored_pods:
-        pass  # already warned by the reference checks
     res.warnings = warnings + res.warnings
     return res
 

@@ -127,8 +127,8 @@ def reprieve(
     unit: VictimUnit,
     valid: list[Assignment],
     node_of: dict[str, int],
+    by_node: dict[int, list[tuple[int, Assignment]]],
     fast: bool = True,
-    by_node: dict[int, list[tuple[int, Assignment]]] | None = None,
     preemptor_cross: bool = True,
     signatures: list[int] | None = None,  # template_signature ids per assignment
 ) -> ReprieveOutcome:
@@ -141,7 +141,7 @@ def reprieve(
     cross = preemptor_cross or unit_has_cross_node_terms(unit)
     if not fast:
         cross = True  # the literal reference always does the full upstream sequence
-    if not cross and by_node is not None and not any(node_of[p.uid] in by_node for p in unit.pods):
+    if not cross and not any(node_of[p.uid] in by_node for p in unit.pods):
         # No preemptor pod sits on any node this unit occupies and no cross-node plugin can see
         # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
         # be put back into the simulated state: no later check looks at those nodes.
@@ -149,13 +149,7 @@ def reprieve(
     sigs = signatures if (fast and signatures is not None) else None
     changed, unaffected = _add_back(sched, unit, valid, node_of, cross, sigs)
     if not cross:
-        touched = {node_of[p.uid] for p in unit.pods}
-        if by_node is None:
-            subset = [a for a in valid if a.node in touched]
-        else:
-            # by_node holds (scheduling order, assignment) per node: merge to keep global order.
-            subset = [a for _, a in sorted(x for n in touched for x in by_node.get(n, ()))]
-        out = _replay(sched, subset)
+        out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])
     elif fast:
         out = _two_phase(sched, unit, valid, node_of, by_node, changed)
     else:
@@ -173,7 +167,7 @@ def _two_phase(
     unit: VictimUnit,
     valid: list[Assignment],
     node_of: dict[str, int],
-    by_node: dict[int, list[tuple[int, Assignment]]] | None,
+    by_node: dict[int, list[tuple[int, Assignment]]],
     changed: set[int],
 ) -> ReprieveOutcome:
     """The two-phase reprieval of upstream PR #142152, equal to the literal replay:
@@ -183,10 +177,7 @@ def _two_phase(
     not depend on the replay's assumes. The first failure in scheduling order wins, and on one
     assignment a node-local failure comes first, as in the profile's Filter order. Phase 2
     re-checks only the assignments whose cycle data AddPod changed."""
-    touched = {node_of[p.uid] for p in unit.pods}
-    if by_node is None:
-        by_node = index_by_node(valid)
-    subset = sorted(x for n in touched for x in by_node.get(n, ()))
+    subset = _on_unit_nodes(unit, node_of, by_node)
     first: tuple[int, Assignment, Status] | None = None
     st = sched.state
     cp = st.checkpoint()
@@ -225,9 +216,10 @@ def index_by_node(valid: list[Assignment]) -> dict[int, list[tuple[int, Assignme
     return out
 
 
-def node_of_pods(units: list[VictimUnit], state_where: dict[str, int]) -> dict[str, int]:
-    return {p.uid: state_where[p.uid] for u in units for p in u.pods}
-
-
-def pods_of(units: list[VictimUnit]) -> list[Pod]:
-    return [p for u in units for p in u.pods]
+def _on_unit_nodes(
+    unit: VictimUnit, node_of: dict[str, int], by_node: dict[int, list[tuple[int, Assignment]]]
+) -> list[tuple[int, Assignment]]:
+    """(scheduling order, assignment) of the preemptor pods placed on the nodes the unit
+    occupies, in scheduling order."""
+    touched = {node_of[p.uid] for p in unit.pods}
+    return sorted(x for n in touched for x in by_node.get(n, ()))

@@ -166,7 +166,7 @@ def preempt_for_group(
             res.unplaced = _unplaced(after.failures, pending, placed)
             steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
             return res
-        valid = [a for a in after.assignments]
+        valid = after.assignments
         # With TAS the scheduling function already chose the best placement (topology domain);
         # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
         steps.extend(_placement_steps(after))
@@ -184,7 +184,7 @@ def preempt_for_group(
         sig_ids: dict[tuple, int] = {}
         signatures = [sig_ids.setdefault(template_signature(a.pod), len(sig_ids)) for a in valid]
         for i, u in enumerate(order):
-            out = reprieve(sched, u, valid, node_of, fast=fast, by_node=by_node, preemptor_cross=preemptor_cross,
+            out = reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
                            signatures=signatures)
             v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []))
             if not out.fits and out.failed is not None:

@@ -36,7 +36,7 @@ from ..model import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from ..quantity import QuantityError, parse_quantity, resource_amount
+from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
 
 _intern = sys.intern
@@ -249,8 +249,7 @@ INT64_MAX = 2**63 - 1
 def _sched_int(k: str, q: Fraction, what: str) -> int:
     """The integer the scheduler keeps (cpu: MilliValue, else Value; both round up). Upstream holds
     these in int64; a larger amount (`cpu: 1e999`) would overflow there and in our int64 matrices."""
-    x = q * 1000 if k == "cpu" else q
-    v = -((-x.numerator) // x.denominator)
+    v = scheduler_amount(k, q)
     if v > INT64_MAX:
         raise ObjectError(f"{what}.{k}: value out of range (the scheduler's int64 {'milli-units' if k == 'cpu' else 'units'} overflow)")
     return v

@@ -264,8 +264,11 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     return snap
 
 
+DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
+DEMO_MISSING = "the bundled demo snapshot is missing from this installation"
+
+
 def load_demo() -> Snapshot:
-    demo = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
-    if not demo.exists():
-        raise UserError("the bundled demo snapshot is missing from this installation")
-    return load_snapshot(demo)
+    if not DEMO_PATH.exists():
+        raise UserError(DEMO_MISSING)
+    return load_snapshot(DEMO_PATH)

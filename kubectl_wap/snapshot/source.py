@@ -11,9 +11,8 @@ from typing import Any, Callable, Iterable
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
-from .files import _fill_header, load_items, stream_file
+from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, stream_file
 
-DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
 
 
 def raw_source(
@@ -28,7 +27,7 @@ def raw_source(
         raise UserError("use either --snapshot or --demo, not both")
     if demo:
         if not DEMO_PATH.exists():
-            raise UserError("the bundled demo snapshot is missing from this installation")
+            raise UserError(DEMO_MISSING)
         return _file_items(DEMO_PATH)
     if snapshot:
         return _file_items(Path(snapshot))

@@ -347,10 +347,9 @@ class InterPodAffinity:
         return data.skip or (not data.req_aff and not data.anti and not data.existing_anti)
 
     @staticmethod
-    def filter_mask(state: "ClusterState", data: IPAData, pod: Pod) -> tuple[Any, dict[str, Status]] | None:
+    def filter_mask(state: "ClusterState", data: IPAData, pod: Pod) -> Any:
         """Vectorized Filter over all nodes when the pod has no required affinity (the common
-        case): (boolean pass mask, {"anti": status, "existing": status} with a failure mask each
-        under "masks"). None: use the per-node filter."""
+        case): a boolean pass mask. None: use the per-node filter."""
         import numpy as np
 
         d = data
@@ -367,7 +366,7 @@ class InterPodAffinity:
         for (k, v), c in d.existing_anti.items():
             if c > 0:
                 existing_fail[state.nodes_with_label(k, v)] = True
-        return ~(anti_fail | existing_fail), {"anti": anti_fail, "existing": existing_fail}
+        return ~(anti_fail | existing_fail)
 
     def filter(self, state: "ClusterState", data: IPAData, pod: Pod, node_idx: int) -> Status:
         d = data

@@ -106,6 +106,9 @@ def resource_fit_node(state: ClusterState, pod: Pod, idx: int, extra: np.ndarray
     unres = False
     if int(state.pod_count[idx]) + extra_pods + 1 > allowed:
         reasons.append(TOO_MANY_PODS)
+        # UPSTREAM-DIFF [unverified]: fitsRequest marks a request above the node's total
+        # allocatable Unresolvable; we apply the same rule to the pod count (a node that allows
+        # no pods at all), which the code we read does not show for "Too many pods".
         unres = unres or allowed < 1
     if len(cols):
         alloc = state.alloc[idx]

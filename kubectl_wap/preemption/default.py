@@ -146,6 +146,9 @@ def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Po
     if generic_workload and pod.pod_group_name:
         # With GenericWorkload on, a pod of a pod group is scheduled in its group's pod-group cycle,
         # never on its own, and DefaultPreemption.PostFilter refuses it.
+        # UPSTREAM-DIFF: upstream never runs a per-pod cycle for such a pod, so it has no answer
+        # of its own; we answer NotEligible with PostFilter's refusal (and point to the group)
+        # instead of reporting a per-pod placement kube-scheduler would never make.
         leaf = index.leaf_of(pod)
         res.outcome = NOT_ELIGIBLE
         if leaf is None:

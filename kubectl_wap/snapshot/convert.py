@@ -539,6 +539,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     snap = Snapshot(header=header or SnapshotHeader())
     seen: dict[tuple[str, str, str], int] = {}
     ignored: dict[str, int] = {}
+    dup_warnings: list[str] = []
     for idx, obj in enumerate(items):
         if not isinstance(obj, dict):
             raise ObjectError(f"{source}item {idx}: expected an object, got {type(obj).__name__}")
@@ -555,7 +556,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 lst = getattr(snap, attr)
                 lst[seen[key]] = m
                 snap.duplicates.add(key)
-                snap.warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
+                dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
                 continue
             lst = getattr(snap, attr)
             seen[key] = len(lst)
@@ -564,6 +565,10 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
             ignored[kind] = ignored.get(kind, 0) + 1
         else:
             raise ObjectError(f"{source}item {idx}: missing 'kind'")
+    # A dump concatenated twice would print one line per object: a few examples carry the point.
+    if len(dup_warnings) > 5:
+        dup_warnings[3:] = [f"... and {len(dup_warnings) - 3} more duplicate objects"]
+    snap.warnings.extend(dup_warnings)
     unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
     if unknown:
         snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")

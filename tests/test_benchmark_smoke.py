@@ -54,3 +54,34 @@ def test_runner_end_to_end(tiny, capsys):
     assert "gang-8" in out and "gang-16" in out
     assert res["gangs"]["gang-8"]["literal_same"] is True
     assert res["bare_s"] > 0 and res["e2e_rss_mb"] > 0
+
+
+def _duplicate_keys(g: generate.Gen) -> list[tuple[str, str, str]]:
+    seen: set[tuple[str, str, str]] = set()
+    dups = []
+    for o in g.items():
+        key = (o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"])
+        if key in seen:
+            dups.append(key)
+        seen.add(key)
+    return dups
+
+
+def test_generated_names_are_unique_per_kind():
+    g = generate.Gen(20, 600, seed=7, gangs=(8, 16))
+    assert _duplicate_keys(g) == []
+    assert g.counts["pods"] > 500  # the check saw a real cluster
+
+
+def test_generated_names_stay_unique_when_suffixes_collide(monkeypatch):
+    # L drew 10,000 DaemonSet suffixes from 16**5 and collided ~14 times; a two-letter alphabet
+    # (32 suffixes for 20 DaemonSet pods each) makes this tiny cluster collide for certain.
+    def narrow_hexs(self: generate.Gen, n: int) -> str:
+        return "".join(self.rng.choice("ab") for _ in range(n))
+
+    monkeypatch.setattr(generate.Gen, "hexs", narrow_hexs)
+    g = generate.Gen(20, 600, seed=7, gangs=(8, 16))
+    assert _duplicate_keys(g) == []
+    proxies = [o["metadata"]["name"] for o in generate.Gen(20, 600, seed=7, gangs=(8, 16)).items()
+               if o["metadata"]["name"].startswith("kube-proxy-")]
+    assert len(proxies) == 20 and all(len(n) == len("kube-proxy-") + 5 for n in proxies)  # still the realistic shape

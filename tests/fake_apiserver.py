@@ -238,6 +238,11 @@ class FakeApiServer:
     def _served(self) -> list[ResourceInfo]:
         return [r for r in RESOURCES if r.plural not in self.not_served]
 
+    def list_body(self, info: ResourceInfo, meta: dict, page: list[Any]) -> dict | bytes:
+        """One LIST response. A subclass may store items pre-encoded and return bytes
+        (benchmarks/live.py serves 150k pods without holding them as dicts)."""
+        return {"kind": f"{info.kind}List", "apiVersion": info.group_version, "metadata": meta, "items": page}
+
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -509,7 +514,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self._wants_table():
             self._send(200, _table(info, page, meta))
         else:
-            self._send(200, {"kind": f"{info.kind}List", "apiVersion": info.group_version, "metadata": meta, "items": page})
+            self._send(200, self.api.list_body(info, meta, page))
 
     def _wants_table(self) -> bool:
         return "as=Table" in (self.headers.get("Accept") or "")

@@ -126,9 +126,13 @@ class Scheduler:
         nnn = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         if nnn is not None and (allowed_nodes is None or allowed_nodes[nnn]) and self.filter_with_nominated(pod, cycle, nnn).ok:
             return ScheduleResult(nnn, cycle, {}, n)
-        feasible, statuses = self.feasible_nodes(pod, cycle)
+        # Statuses are only reported when nothing is feasible: build them only then (a gang pod
+        # with a node selector would otherwise make thousands of them per placement).
+        feasible, statuses = self.feasible_nodes(pod, cycle, with_statuses=False)
         if allowed_nodes is not None:
             feasible = feasible[allowed_nodes[feasible]]
+            if len(feasible) == 0:
+                _, statuses = self.feasible_nodes(pod, cycle, with_statuses=True)
             statuses = {i: st for i, st in statuses.items() if allowed_nodes[i]}
         if len(feasible) == 0:
             return ScheduleResult(None, cycle, statuses, n)

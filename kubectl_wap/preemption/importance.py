@@ -10,8 +10,11 @@ from .units import VictimUnit
 
 
 def importance_key(u: VictimUnit) -> tuple:
-    """Sort key: ascending order of this key is descending importance."""
-    return (-u.priority, -u.rank, -len(u.pods), u.earliest_start, u.first_uid)
+    """Sort key: ascending order of this key is descending importance (build_units caches it)."""
+    k = u.importance
+    if k is None:
+        k = (-u.priority, -u.rank, -len(u.pods), u.earliest_start, u.first_uid)
+    return k
 
 
 def more_important(a: VictimUnit, b: VictimUnit) -> bool:

@@ -37,23 +37,24 @@ class _PdbIndex:
     selectors are indexed by their first (key, value) pair; other selectors are always tried."""
 
     def __init__(self, pdbs: list[PodDisruptionBudget]):
-        self.by_pair: dict[tuple[str, str, str], list[int]] = {}
+        # namespace -> (key, value) -> PDB indices; namespace -> PDBs tried for every pod
+        self.by_pair: dict[str, dict[tuple[str, str], list[int]]] = {}
         self.others: dict[str, list[int]] = {}
         for i, p in enumerate(pdbs):
             sel = p.selector
             if sel is not None and not sel.invalid and not sel.empty and not sel.match_expressions:
-                k, v = sel.match_labels[0]
-                self.by_pair.setdefault((p.namespace, k, v), []).append(i)
+                self.by_pair.setdefault(p.namespace, {}).setdefault(sel.match_labels[0], []).append(i)
             else:
                 self.others.setdefault(p.namespace, []).append(i)
+        self.namespaces = set(self.by_pair) | set(self.others)
 
     def candidates(self, pod: Pod) -> list[int]:
         ns = pod.namespace
         out = list(self.others.get(ns, ()))
-        by_pair = self.by_pair
-        if by_pair:
-            for k, v in pod.labels.items():
-                hit = by_pair.get((ns, k, v))
+        pairs = self.by_pair.get(ns)
+        if pairs:
+            for kv in pod.labels.items():
+                hit = pairs.get(kv)
                 if hit:
                     out.extend(hit)
         if len(out) > 1:
@@ -68,7 +69,11 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
     violating: list[VictimUnit] = []
     non_violating: list[VictimUnit] = []
     which: dict[str, list[str]] = {}
+    namespaces = index.namespaces
     for u in units:
+        if len(u.pods) == 1 and u.pods[0].namespace not in namespaces:
+            non_violating.append(u)  # no PDB in its namespace: nothing to match or consume
+            continue
         count = 0
         names: list[str] = []
         for pod in u.pods:

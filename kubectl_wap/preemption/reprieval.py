@@ -23,6 +23,7 @@ from ..framework.filtering import CycleData, cross_node_filter
 from ..framework.podgroup import Assignment
 from ..framework.schedule_one import Scheduler
 from ..framework.status import Status
+from ..framework.plugins.selectors import affinity_label_keys, selector_keys, term_label_keys
 from ..model import Pod
 from .units import VictimUnit
 
@@ -34,17 +35,41 @@ class ReprieveOutcome:
     status: Status | None = None
 
 
-def template_signature(pod: Pod) -> tuple:
+def template_signature(pod: Pod, label_keys: frozenset[str] | None = None) -> tuple:
     """What a cross-node plugin's AddPod/RemovePod outcome depends on, on the preemptor side:
-    pods with equal signatures (one gang template) react identically to the same victim pod."""
+    pods with equal signatures (one gang template) react identically to the same victim pod.
+    With `label_keys` (see signature_label_keys) only those labels count: a label no selector
+    reads, such as an Indexed Job's completion index, cannot change any match."""
+    labels = pod.labels.items()
+    if label_keys is not None:
+        labels = [kv for kv in labels if kv[0] in label_keys]
     return (
         pod.namespace,
-        tuple(sorted(pod.labels.items())),
+        tuple(sorted(labels)),
         pod.affinity,
         pod.tolerations,
         tuple(sorted(pod.node_selector.items())),
         pod.topology_spread,
     )
+
+
+def signature_label_keys(units: list[VictimUnit], valid: list[Assignment]) -> frozenset[str]:
+    """Every label key whose value on a preemptor pod can change a cross-node AddPod/RemovePod
+    outcome for these victims: keys read by the victims' required anti-affinity terms (matched
+    against the preemptor pod: InterPodAffinity updateWithPod), and keys of the preemptor pods'
+    own terms and spread constraints (their matchLabelKeys take the preemptor's values)."""
+    keys: set[str] = set()
+    for u in units:
+        if unit_has_cross_node_terms(u):
+            for p in u.pods:
+                if p.affinity is not None:
+                    for t in p.affinity.pod_anti_affinity_required:
+                        keys |= term_label_keys(t)
+    for a in valid:
+        keys |= affinity_label_keys(a.pod.affinity)
+        for c in a.pod.topology_spread:
+            keys |= selector_keys(c.label_selector) | set(c.match_label_keys)
+    return frozenset(keys)
 
 
 def _add_back(
@@ -119,7 +144,38 @@ def preemptor_has_cross_node_terms(valid: list[Assignment]) -> bool:
 
 def unit_has_cross_node_terms(unit: VictimUnit) -> bool:
     """A victim with required anti-affinity changes InterPodAffinity's existing-pods counts."""
+    if unit.anti_affinity is not None:
+        return unit.anti_affinity
     return any(p.affinity is not None and p.affinity.pod_anti_affinity_required for p in unit.pods)
+
+
+_FITS = ReprieveOutcome(True)  # shared by every trivially spared unit; never mutated
+
+
+def reprieve_in_order(
+    sched: Scheduler, order: list[VictimUnit], valid: list[Assignment], node_of: dict[str, int], fast: bool = True
+) -> list[ReprieveOutcome]:
+    """The reprieval loop of selectVictimsOnDomain: try to put back each unit in `order`
+    (PDB-violating units first, each group by importance); one outcome per unit, in order.
+
+    The common case is decided inline: with the fast path on and no cross-node terms on either
+    side, a unit whose nodes hold no preemptor pod fits (see `reprieve`), which is what almost
+    all of a large cluster's candidates are."""
+    by_node = index_by_node(valid)
+    preemptor_cross = preemptor_has_cross_node_terms(valid)
+    sig_ids: dict[tuple, int] = {}
+    keys = signature_label_keys(order, valid)
+    signatures = [sig_ids.setdefault(template_signature(a.pod, keys), len(sig_ids)) for a in valid]
+    touched = set(by_node)
+    trivial = fast and not preemptor_cross
+    out: list[ReprieveOutcome] = []
+    for u in order:
+        if trivial and u.nodes.isdisjoint(touched) and not unit_has_cross_node_terms(u):
+            out.append(_FITS)
+        else:
+            out.append(reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
+                                signatures=signatures))
+    return out
 
 
 def reprieve(

@@ -29,6 +29,10 @@ class VictimUnit:
     source: str = ""  # which object the priority came from ("" = the pod itself)
     violate_count: int = 0  # PDB-violating pods (set by pdb classification)
     nodes: set[int] = field(default_factory=set)
+    # Caches filled by build_units (None: compute on use): whether a pod carries required pod
+    # anti-affinity (a cross-node term for reprieval), and the importance sort key.
+    anti_affinity: bool | None = None
+    importance: tuple | None = None
 
     @property
     def key(self) -> str:
@@ -47,6 +51,24 @@ class VictimUnit:
     @property
     def first_uid(self) -> str:
         return self.pods[0].uid if self.pods else ""
+
+
+_INF = float("inf")
+
+
+def _anti(pod: Pod) -> bool:
+    a = pod.affinity
+    return a is not None and bool(a.pod_anti_affinity_required)
+
+
+def _pod_unit(pod: Pod, idx: int, prio: int, rank: int, mode: str, group: str | None, source: str) -> VictimUnit:
+    """A single-pod unit with its caches filled (the hot path: most victims are single pods)."""
+    st = pod.start_time
+    return VictimUnit(
+        "Pod", pod.namespace, pod.name, [pod], prio, rank, mode, group, source, 0, {idx},
+        _anti(pod) if pod.affinity is not None else False,
+        (-prio, -rank, -1, _INF if st is None else st, pod.uid),
+    )
 
 
 def effective_priority(pod: Pod, index: GroupIndex, generic_workload: bool = True) -> tuple[int, str]:
@@ -76,40 +98,45 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
     With `below`, only units whose effective priority is lower are built (the potential victims
     of a preemptor of that priority; the others would be filtered out anyway)."""
     units: list[VictimUnit] = []
+    append = units.append
     done_groups: set[tuple[str, str, str]] = set()
     # Per leaf group: (priority, source, leaf, highest All ancestor); pods of a group share it.
     per_leaf: dict[tuple[str, str], tuple] = {}
-    for idx, pod in list(state.all_pods()):
-        if generic_workload and pod.pod_group_name:
-            lk = (pod.namespace, pod.pod_group_name)
+    limit = below
+    for idx, on_node in enumerate(state.node_pods):
+        for pod in on_node.values():
+            pgn = pod.pod_group_name if generic_workload else None
+            if not pgn:
+                prio = pod.priority or 0
+                if limit is not None and prio >= limit:
+                    continue
+                append(_pod_unit(pod, idx, prio, POD_RANK, "", None, ""))
+                continue
+            lk = (pod.namespace, pgn)
             hit = per_leaf.get(lk)
             if hit is None:
                 leaf = index.leaf_of(pod)
                 prio, source = effective_priority(pod, index, generic_workload)
                 anc = highest_all_ancestor(leaf, index) if leaf is not None else None
-                hit = per_leaf[lk] = (prio, source, leaf, anc)
-                if leaf is None:
-                    del per_leaf[lk]  # a missing leaf falls back to each pod's own priority
+                hit = (prio, source, leaf, anc)
+                if leaf is not None:  # a missing leaf falls back to each pod's own priority
+                    per_leaf[lk] = hit
             prio, source, leaf, anc = hit
-        else:
-            prio, source = (pod.priority or 0), ""
-            leaf, anc = None, None
-        if below is not None and prio >= below:
-            continue
-        if anc is not None:
-            k = (anc.kind, anc.namespace, anc.name)
-            if k in done_groups:
+            if limit is not None and prio >= limit:
                 continue
-            pods = []
-            for lg in index.leaves_under(anc):
-                # ScheduledPods() of each leaf: pods bound in the cluster (in state).
-                # UPSTREAM-DIFF: upstream lists them in PodGroupState (map) order; we sort by name,
-                # so the first pod (whose UID is the last importance tie-break) is deterministic.
-                pods.extend(sorted((p for p in index.pods(lg) if state.has(p)), key=lambda p: p.name))
-            if pods:
-                done_groups.add(k)
-                units.append(
-                    VictimUnit(
+            if anc is not None:
+                k = (anc.kind, anc.namespace, anc.name)
+                if k in done_groups:
+                    continue
+                pods = []
+                for lg in index.leaves_under(anc):
+                    # ScheduledPods() of each leaf: pods bound in the cluster (in state).
+                    # UPSTREAM-DIFF: upstream lists them in PodGroupState (map) order; we sort by name,
+                    # so the first pod (whose UID is the last importance tie-break) is deterministic.
+                    pods.extend(sorted((p for p in index.pods(lg) if state.has(p)), key=lambda p: p.name))
+                if pods:
+                    done_groups.add(k)
+                    u = VictimUnit(
                         kind=anc.kind,
                         namespace=anc.namespace,
                         name=anc.name,
@@ -119,24 +146,13 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
                         disruption_mode=ALL,
                         source=source,
                         nodes={state.where[p.uid] for p in pods},
+                        anti_affinity=any(_anti(p) for p in pods),
                     )
-                )
-                continue
-            # Fallback: no scheduled pods resolvable -> a single-pod victim.
-        # A single pod; a member of a group gets the PodGroup rank (upstream TODO in NewPodVictim).
-        rank = PODGROUP_RANK if (generic_workload and pod.pod_group_name) else POD_RANK
-        units.append(
-            VictimUnit(
-                kind="Pod",
-                namespace=pod.namespace,
-                name=pod.name,
-                pods=[pod],
-                priority=prio,
-                rank=rank,
-                disruption_mode=leaf.disruption_mode if leaf is not None else "",
-                group=leaf.name if leaf is not None else (pod.pod_group_name if generic_workload else None),
-                source=source,
-                nodes={idx},
-            )
-        )
+                    u.importance = (-prio, -u.rank, -len(pods), u.earliest_start, pods[0].uid)
+                    append(u)
+                    continue
+                # Fallback: no scheduled pods resolvable -> a single-pod victim.
+            # A single pod; a member of a group gets the PodGroup rank (upstream TODO in NewPodVictim).
+            append(_pod_unit(pod, idx, prio, PODGROUP_RANK, leaf.disruption_mode if leaf is not None else "",
+                             leaf.name if leaf is not None else pgn, source))
     return units

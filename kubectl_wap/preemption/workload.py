@@ -11,7 +11,7 @@ from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..model import NEVER, Pod, Snapshot
 from .importance import by_importance
 from .pdb import classify
-from .reprieval import index_by_node, preemptor_has_cross_node_terms, reprieve, template_signature
+from .reprieval import reprieve_in_order
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
@@ -154,7 +154,7 @@ def preempt_for_group(
     ) + (" ..." if len(ordered) > 10 else ""))
 
     cp = state.checkpoint()
-    node_of = {p.uid: state.where[p.uid] for u in potential for p in u.pods}
+    node_of = state.where.copy()  # where every pod (each potential victim among them) runs now
     try:
         state.remove_pods([p for u in potential for p in u.pods])
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
@@ -179,21 +179,16 @@ def preempt_for_group(
         violating, non_violating, which = classify(ordered, snap.pdbs)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
-        by_node = index_by_node(valid)
-        preemptor_cross = preemptor_has_cross_node_terms(valid)
-        sig_ids: dict[tuple, int] = {}
-        signatures = [sig_ids.setdefault(template_signature(a.pod), len(sig_ids)) for a in valid]
-        for i, u in enumerate(order):
-            out = reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
-                           signatures=signatures)
-            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []))
+        outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
+        for i, (u, out) in enumerate(zip(order, outcomes)):
+            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
             if not out.fits and out.failed is not None:
                 v.failed_pod = out.failed.pod
                 v.failed_node = state.nodes[out.failed.node].name
                 v.failed_status = out.status
             res.candidates.append(v)
             (res.reprieved if out.fits else res.victims).append(v)
-            steps.append(f"Reprieve {i + 1}: {u.kind} {u.namespace}/{u.name} -> {v.reason}.")
+        steps.extend(_reprieve_steps(res.candidates))
         res.num_pdb_violations = sum(v.unit.violate_count for v in res.victims)
     finally:
         state.rollback(cp)
@@ -203,6 +198,36 @@ def preempt_for_group(
     steps.append(f"Result: {n} victim pod(s) in {len(res.victims)} unit(s); {len(res.reprieved)} unit(s) spared; "
                  f"{res.num_pdb_violations} PDB violation(s).")
     return res
+
+
+# Consecutive spared units are summarized in one explanation step from this many on: a 5,000-node
+# cluster has ~100k candidates, almost all spared for the same reason.
+_RUN = 4
+
+
+def _reprieve_steps(verdicts: list[UnitVerdict]) -> list[str]:
+    """One "Reprieve i" step per unit, except that a run of consecutive spared units without PDB
+    violations becomes one step naming the first and last (every unit keeps its verdict and
+    reason in the report's candidate lists)."""
+    out: list[str] = []
+    i, n = 0, len(verdicts)
+    while i < n:
+        v = verdicts[i]
+        j = i
+        if v.reprieved and not v.violates_pdb:
+            while j + 1 < n and verdicts[j + 1].reprieved and not verdicts[j + 1].violates_pdb:
+                j += 1
+        if j - i + 1 >= _RUN:
+            a, b = verdicts[i].unit, verdicts[j].unit
+            out.append(f"Reprieve {i + 1}-{j + 1}: {j - i + 1} units, {a.kind} {a.namespace}/{a.name} ... {b.kind} {b.namespace}/{b.name} "
+                       f"-> spared: every placed preemptor pod still fits with each of them back.")
+            i = j + 1
+            continue
+        for k in range(i, j + 1):
+            u = verdicts[k].unit
+            out.append(f"Reprieve {k + 1}: {u.kind} {u.namespace}/{u.name} -> {verdicts[k].reason}.")
+        i = j + 1
+    return out
 
 
 def _per_node(placements: list[tuple[Pod, str]]) -> list[tuple[str, int]]:

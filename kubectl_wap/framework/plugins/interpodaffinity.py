@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ...model import LabelSelector, Pod, PodAffinityTerm, Requirement
 from ..status import OK, Status, unresolvable, unschedulable
-from .selectors import NOTHING, Selector, SelectorError, compile_label_selector
+from .selectors import NOTHING, Selector, SelectorError, affinity_label_keys, compile_label_selector
 
 if TYPE_CHECKING:
     from ..state import ClusterState
@@ -234,6 +234,21 @@ def _cluster_has_affinity_pods(state: "ClusterState") -> bool:
 
 
 _TOPO_CACHE: dict[tuple, tuple[dict, dict]] = {}
+_KEYS_CACHE: dict[tuple[int, int], frozenset[str]] = {}
+
+
+def _existing_term_keys(state: "ClusterState") -> frozenset[str]:
+    """Label keys read by any (anti-)affinity term of the pods with affinity in `state`."""
+    key = (state.token, state.affinity_version)
+    hit = _KEYS_CACHE.get(key)
+    if hit is None:
+        keys: set[str] = set()
+        for uid, idx in state.affinity_pods.items():
+            keys |= affinity_label_keys(state.node_pods[idx][uid].affinity)
+        if len(_KEYS_CACHE) > 1024:
+            _KEYS_CACHE.clear()
+        hit = _KEYS_CACHE[key] = frozenset(keys)
+    return hit
 
 
 class InterPodAffinity:
@@ -424,7 +439,11 @@ class InterPodAffinity:
         # labels and on the pods with affinity: pods of one gang share it, so cache it.
         cache_key = None
         if not has_constraints and getattr(state, "affinity_version", None) is not None:
-            cache_key = (state.token, state.affinity_version, pod.namespace, tuple(sorted(pod.labels.items())))
+            # Only labels some existing pod's term reads can change the map: an Indexed Job's
+            # completion index must not split one gang into a thousand cache entries.
+            read = _existing_term_keys(state)
+            cache_key = (state.token, state.affinity_version, pod.namespace,
+                         tuple(sorted(kv for kv in pod.labels.items() if kv[0] in read)))
             hit = _TOPO_CACHE.get(cache_key)
             if hit is not None:
                 return self._normalized(state, feasible, *hit)

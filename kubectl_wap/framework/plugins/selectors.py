@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-from ...model import LabelSelector, Node, NodeSelectorTerm, Pod, Requirement, Taint, Toleration
+from ...model import Affinity, LabelSelector, Node, NodeSelectorTerm, Pod, PodAffinityTerm, Requirement, Taint, Toleration
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 _LABEL_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
@@ -190,6 +190,30 @@ def match_label_selector(sel: LabelSelector | None, labels: Mapping[str, str] | 
         return compile_label_selector(sel).matches(labels)
     except SelectorError:
         return False
+
+
+def selector_keys(sel: LabelSelector | None) -> set[str]:
+    """The label keys a selector reads: a label with any other key cannot change its verdict."""
+    if sel is None:
+        return set()
+    return {k for k, _ in sel.match_labels} | {r.key for r in sel.match_expressions}
+
+
+def term_label_keys(term: PodAffinityTerm) -> set[str]:
+    """The label keys a pod (anti-)affinity term reads of the pods it is matched against; its
+    matchLabelKeys / mismatchLabelKeys become requirements on those keys."""
+    return selector_keys(term.label_selector) | set(term.match_label_keys) | set(term.mismatch_label_keys)
+
+
+def affinity_label_keys(aff: Affinity | None) -> set[str]:
+    """The label keys every pod (anti-)affinity term of `aff` reads, required and preferred."""
+    keys: set[str] = set()
+    if aff is not None:
+        for t in aff.pod_affinity_required + aff.pod_anti_affinity_required:
+            keys |= term_label_keys(t)
+        for w in aff.pod_affinity_preferred + aff.pod_anti_affinity_preferred:
+            keys |= term_label_keys(w.term)
+    return keys
 
 
 def selector_from_set(labels: Mapping[str, str]) -> Selector:

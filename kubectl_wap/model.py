@@ -9,8 +9,8 @@ everything else (``nvidia.com/gpu``, ``pods``) as counts. Timestamps are POSIX s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Mapping
 
 # Label maps are plain dicts (never mutated after load); frozen dataclasses keep the attribute
 # bindings immutable.
@@ -187,6 +187,30 @@ class Pod:
     def terminating_by_preemption(self) -> bool:
         # util.PodTerminatingByPreemption
         return self.deletion_timestamp is not None and self.disruption_target
+
+
+def positional_constructor(cls: type) -> Callable[..., Any]:
+    """A constructor for a frozen slotted dataclass taking every field positionally, in field
+    order, that fills the slots directly through their descriptors. The generated frozen
+    __init__ goes through object.__setattr__ per field; for Pod's 27 fields that is 2.6 us a pod
+    against 1.4 us here (measured; a loop over the descriptors instead of straight-line code
+    takes 1.7 us), which matters when loading 150k pods. The object is the same: same class,
+    fields, equality and immutability; no defaults are applied (pass every field)."""
+    names = [f.name for f in fields(cls)]
+    if "o" in names:
+        raise ValueError(f"{cls.__name__}: a field named 'o' clashes with the generated code")
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    body = []
+    for i, n in enumerate(names):
+        env[f"_set{i}"] = getattr(cls, n).__set__  # the slot's member descriptor
+        body.append(f"    _set{i}(o, {n})\n")
+    src = f"def new_{cls.__name__}({', '.join(names)}):\n    o = _new(_cls)\n{''.join(body)}    return o\n"
+    exec(src, env)  # straight-line code, as dataclasses itself generates __init__
+    return env[f"new_{cls.__name__}"]
+
+
+# Pod(...) for the loader's hot path, every field positional (see positional_constructor).
+new_pod: Callable[..., Pod] = positional_constructor(Pod)
 
 
 @dataclass(slots=True, frozen=True)

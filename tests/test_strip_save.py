@@ -12,6 +12,7 @@ from typing import Iterator
 
 import pytest
 
+from kubectl_wap.snapshot.files import load_items
 from kubectl_wap.snapshot.save import API_VERSION, write_snapshot
 from kubectl_wap.snapshot.strip import strip_object
 
@@ -27,7 +28,7 @@ POD = {
         "managedFields": [{"manager": "kubectl", "fieldsV1": {}}],
         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web", "uid": "s1",
                              "controller": True, "blockOwnerDeletion": True}],
-        "finalizers": ["x"],
+        "finalizers": ["x"], "resourceVersion": "4711",
     },
     "spec": {
         "containers": [{
@@ -36,7 +37,8 @@ POD = {
             "envFrom": [{"secretRef": {"name": "db"}}],
             "command": ["/bin/sh", "-c", "echo $TOKEN"], "args": ["--token=abc"],
             "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
-            "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+            "ports": [{"name": "http", "containerPort": 80, "hostPort": 8080, "protocol": "TCP"},
+                      {"name": "metrics", "containerPort": 9090, "protocol": "TCP"}, {"containerPort": 9091, "hostPort": 0}],
             "livenessProbe": {"httpGet": {"path": "/"}}, "readinessProbe": {}, "startupProbe": {},
             "volumeMounts": [{"name": "data", "mountPath": "/d"}],
             "securityContext": {"privileged": True}, "lifecycle": {"preStop": {}},
@@ -64,7 +66,8 @@ POD = {
     },
     "status": {
         "phase": "Running", "startTime": "2026-01-01T00:00:05Z", "nominatedNodeName": "n2", "podIP": "10.0.0.1",
-        "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+        "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                       {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
                         "message": "preempted by x", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
         "containerStatuses": [{"name": "app", "ready": True, "restartCount": 3, "imageID": "sha",
                                "allocatedResources": {"cpu": "500m"}}],
@@ -92,14 +95,13 @@ def test_pod_keeps_only_scheduling_fields() -> None:
     assert POD == original  # input untouched
     meta = out["metadata"]
     assert "managedFields" not in meta and "annotations" not in meta and "finalizers" not in meta
-    assert meta["ownerReferences"] == [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web", "uid": "s1",
-                                        "controller": True}]
+    assert "ownerReferences" not in meta and "resourceVersion" not in meta  # nothing reads them
     assert meta["deletionTimestamp"] == "2026-01-02T00:00:00Z" and meta["labels"] == {"app": "web"}
     spec = out["spec"]
     assert spec["containers"] == [{
         "name": "app", "image": "web:1",
-        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
-        "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},  # limits take no part in scheduling
+        "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],  # NodePorts reads host ports only
     }]
     assert spec["initContainers"] == [{"name": "sidecar", "image": "proxy:1", "restartPolicy": "Always",
                                        "resources": {"requests": {"cpu": "100m"}}}]
@@ -122,6 +124,18 @@ def test_pod_keeps_only_scheduling_fields() -> None:
     text = json.dumps(out)
     for secret in ("hunter2", "SECRET", "--token", "TOKEN", "regcred", "secretRef", "privileged", "mountPath"):
         assert secret not in text, secret
+
+
+def test_pod_without_host_ports_or_disruption_target_drops_both() -> None:
+    pod = copy.deepcopy(POD)
+    pod["spec"]["containers"][0]["ports"] = [{"name": "http", "containerPort": 80, "protocol": "TCP"}]
+    pod["status"]["conditions"] = [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}]
+    out = strip_object(pod)
+    assert "ports" not in out["spec"]["containers"][0]
+    assert "conditions" not in out["status"]
+    bad = copy.deepcopy(POD)
+    bad["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": ""}]  # malformed: kept, so the load still refuses it
+    assert strip_object(bad)["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "hostPort": ""}]
 
 
 def test_node_keeps_capacity_taints_images() -> None:
@@ -197,7 +211,16 @@ def test_round_trip(tmp_path: Path, name: str) -> None:
     write_snapshot(str(path), HEADER, iter(ITEMS))  # a generator: items are streamed
     assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
     doc = _read(path)
-    assert doc == {"apiVersion": API_VERSION, "kind": "Snapshot", "header": HEADER, "items": ITEMS}
+    assert doc["apiVersion"] == API_VERSION and doc["kind"] == "Snapshot"
+    assert doc["header"] == {**HEADER, "formatVersion": 2}
+    # formatVersion 2 on disk: the pod's spec lives in a PodSpecTemplate, the pod keeps nodeName
+    node, template, pod = doc["items"]
+    assert node == ITEMS[0]
+    assert template["kind"] == "PodSpecTemplate" and template["id"] == 0
+    assert template["spec"] == {k: v for k, v in ITEMS[1]["spec"].items() if k != "nodeName"}
+    assert pod["spec"] == {"nodeName": "n1"} and pod["specTemplate"] == 0
+    # ... and the reader gives back exactly the items that were written
+    assert load_items(path)[1] == ITEMS
     assert [p.name for p in tmp_path.iterdir()] == [name]  # no temp file left behind
 
 
@@ -206,7 +229,7 @@ def test_compact_and_one_item_per_line(tmp_path: Path) -> None:
     write_snapshot(str(path), HEADER, ITEMS)
     text = path.read_text(encoding="utf-8")
     assert ", " not in text.split('"items":[')[0].replace("w ü", "")  # compact separators
-    assert text.count("\n") == len(ITEMS)
+    assert text.count("\n") == len(ITEMS) + 1  # + the pod's PodSpecTemplate
     assert "w ü" in text
 
 
@@ -216,9 +239,11 @@ def test_empty_items(tmp_path: Path) -> None:
     assert _read(path)["items"] == []
 
 
-def test_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+def test_stdout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     write_snapshot("-", HEADER, ITEMS)
-    assert json.loads(capsys.readouterr().out)["items"] == ITEMS
+    path = tmp_path / "out.json"
+    path.write_text(capsys.readouterr().out)
+    assert load_items(path)[1] == ITEMS
 
 
 def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:

@@ -35,9 +35,11 @@ from ..model import (
     Toleration,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
+    new_pod,
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
+from .spectemplates import TemplatedSpec
 
 _intern = sys.intern
 
@@ -84,11 +86,42 @@ def _labels(v: Any) -> dict[str, str]:
     return {_intern(str(k)): _intern(_str(x)) for k, x in _d(v).items()}
 
 
+# Replicas share their label set: 150k pods carry ~25k distinct sets (measured on the generated
+# L cluster), so each distinct set is converted once and the resulting dict shared (label maps
+# are never mutated after load). Only all-string sets are cached: keys are compared as tuples,
+# where 1 == 1.0 == True would let differently typed junk values share an entry.
+_LABELS_CACHE: dict[tuple, dict[str, str]] = {}
+
+
+def _pod_labels(v: Any) -> dict[str, str]:
+    if type(v) is not dict or not v:
+        return _labels(v)
+    key = tuple(v.items())
+    try:
+        hit = _LABELS_CACHE.get(key)
+    except TypeError:  # an unhashable (junk) value
+        return _labels(v)
+    if hit is None:
+        hit = _labels(v)
+        if all(type(k) is str and type(x) is str for k, x in key):
+            if len(_LABELS_CACHE) > 200_000:
+                _LABELS_CACHE.clear()
+            _LABELS_CACHE[key] = hit
+    return hit
+
+
+_fromisoformat = datetime.fromisoformat
+
+
 def parse_time(v: Any) -> float | None:
     if not v or not isinstance(v, str):
         return None
     try:
-        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+        return _fromisoformat(v).timestamp()  # 3.11 reads the API's trailing "Z" itself
+    except ValueError:
+        pass
+    try:
+        return _fromisoformat(v.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
 
@@ -357,10 +390,10 @@ def _spread(raw: Any, what: str) -> tuple[TopologySpreadConstraint, ...]:
     )
 
 
-def pod_from(obj: dict) -> Pod:
-    ns, name, uid = _meta(obj, "Pod", True)
-    what = f"pod {ns}/{name}"
-    md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
+    """The Pod fields that come from the spec apart from nodeName, as the two runs of Pod's field
+    order they fill: (scheduler_name .. pod_group_name) and (images .. scheduling_gates). A
+    snapshot's PodSpecTemplate is converted through here once for all its pods."""
     requests, nzi = _pod_requests(spec, what)
     host_ports = []
     for c in _l(spec.get("containers")):
@@ -371,39 +404,109 @@ def pod_from(obj: dict) -> Pod:
                 host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
     tols = _shared("tolerations", spec.get("tolerations"), _tolerations, what)
     tscs = _shared("topologySpreadConstraints", spec.get("topologySpreadConstraints"), _spread, what)
-    sg = _d(spec.get("schedulingGroup"))
-    pgn = sg.get("podGroupName")
+    pgn = _d(spec.get("schedulingGroup")).get("podGroupName")
     volumes = _l(spec.get("volumes"))
-    prio = spec.get("priority")
-    return Pod(
-        namespace=ns,
-        name=name,
-        uid=uid or f"{ns}/{name}",
-        labels=_labels(md.get("labels")),
-        node_name=_intern(_str(spec.get("nodeName"))),
-        scheduler_name=_str(spec.get("schedulerName")) or "default-scheduler",
-        priority=_int(prio, f"{what}: spec.priority"),
-        priority_class_name=_str(spec.get("priorityClassName")),
-        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
-        requests=requests,
-        nonzero_requests=(nzi.get("cpu", 0), nzi.get("memory", 0)),
-        host_ports=tuple(host_ports),
-        node_selector=_labels(spec.get("nodeSelector")),
-        affinity=_shared("affinity", spec.get("affinity"), lambda v, _w: _affinity(v), what),
-        tolerations=tols,
-        topology_spread=tscs,
-        pod_group_name=_intern(pgn) if isinstance(pgn, str) and pgn else None,
-        phase=_str(status.get("phase")) or "Pending",
-        start_time=parse_time(status.get("startTime")),
-        creation_timestamp=parse_time(md.get("creationTimestamp")),
-        deletion_timestamp=parse_time(md.get("deletionTimestamp")),
-        disruption_target=_conditions_disruption_target(status),
-        nominated_node_name=_intern(_str(status.get("nominatedNodeName"))),
-        images=tuple(_str(_d(c).get("image")) for c in _l(spec.get("containers"))),
-        uses_pvcs=any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
-        uses_resource_claims=bool(_l(spec.get("resourceClaims"))),
-        scheduling_gates=tuple(_str(_d(g).get("name")) for g in _l(spec.get("schedulingGates"))),
+    first = (
+        _str(spec.get("schedulerName")) or "default-scheduler",
+        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _str(spec.get("priorityClassName")),
+        _str(spec.get("preemptionPolicy")) or None,
+        requests,
+        (nzi.get("cpu", 0), nzi.get("memory", 0)),
+        tuple(host_ports),
+        _labels(spec.get("nodeSelector")),
+        _shared("affinity", spec.get("affinity"), lambda v, _w: _affinity(v), what),
+        tols,
+        tscs,
+        _intern(pgn) if isinstance(pgn, str) and pgn else None,
     )
+    last = (
+        tuple(_str(_d(c).get("image")) for c in _l(spec.get("containers"))),
+        any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
+        bool(_l(spec.get("resourceClaims"))),
+        tuple(_str(_d(g).get("name")) for g in _l(spec.get("schedulingGates"))),
+    )
+    return first, last
+
+
+def pod_from(obj: dict) -> Pod:
+    # The hot path of every load (150k calls at L): the common shapes are tested inline and the
+    # general helpers (_meta, _str, parse_time, ...) only run for what deviates from them.
+    md = obj.get("metadata")
+    if type(md) is dict and type(md.get("name")) is str and type(md.get("namespace")) is str and type(md.get("uid")) is str:
+        name, ns, uid = md["name"], md["namespace"], md["uid"]
+        if not name or not ns:
+            ns, name, uid = _meta(obj, "Pod", True)
+        else:
+            ns = _intern(ns)  # repeated 150k times; pod names are unique, interning them buys nothing
+    else:
+        ns, name, uid = _meta(obj, "Pod", True)
+        md = obj["metadata"]  # _meta checked that it is a map with a name
+    spec = obj.get("spec")
+    template = spec.template if type(spec) is TemplatedSpec else None
+    if template is not None:
+        f = template.fields
+        if f is None:
+            f = template.fields = _spec_fields(template.spec, f"pod {ns}/{name}")
+    else:
+        spec = _d(spec)
+        f = _spec_fields(spec, f"pod {ns}/{name}")
+    node = spec.get("nodeName")
+    node = _intern(node) if type(node) is str else _intern(_str(node))
+    labels = md.get("labels")
+    if type(labels) is dict:
+        try:
+            hit = _LABELS_CACHE.get(tuple(labels.items()))
+        except TypeError:
+            hit = None
+        labels = hit if hit is not None else _pod_labels(labels)
+    else:
+        labels = _labels(labels)
+    status = obj.get("status")
+    if type(status) is dict:
+        phase = status.get("phase")
+        phase = (phase if type(phase) is str else _str(phase)) or "Pending"
+        started = parse_time(status.get("startTime"))
+        disruption = _conditions_disruption_target(status) if "conditions" in status else False
+        nominated = status.get("nominatedNodeName")
+        nominated = _intern(_str(nominated)) if nominated else ""
+    else:
+        phase, started, disruption, nominated = "Pending", None, False, ""
+    deleted = md.get("deletionTimestamp")
+    # Positional, in Pod's field order (new_pod skips the frozen __init__'s per-field setattr).
+    return new_pod(
+        ns,
+        name,
+        uid or f"{ns}/{name}",
+        labels,
+        node,
+        *f[0],
+        phase,
+        started,
+        parse_time(md.get("creationTimestamp")),
+        parse_time(deleted) if deleted else None,
+        disruption,
+        nominated,
+        *f[1],
+    )
+
+
+# Nodes of one pool report the same allocatable map: convert each distinct (all-string) map once.
+_ALLOC_CACHE: dict[tuple, dict[str, int]] = {}
+
+
+def _node_allocatable(raw: Any, name: str) -> dict[str, int]:
+    key = tuple(raw.items()) if type(raw) is dict and all(type(k) is str and type(v) is str for k, v in raw.items()) else None
+    hit = _ALLOC_CACHE.get(key) if key is not None else None
+    if hit is None:
+        hit = {}
+        for k, q in _resource_list(raw, f"node {name}: status.allocatable").items():
+            hit[k] = _sched_int(k, q, f"node {name}: status.allocatable")
+        if key is not None:
+            if len(_ALLOC_CACHE) > 10_000:
+                _ALLOC_CACHE.clear()
+            _ALLOC_CACHE[key] = hit
+    return dict(hit)  # a node's own copy: what-if code may build nodes from it
 
 
 def node_from(obj: dict) -> Node:
@@ -412,9 +515,7 @@ def node_from(obj: dict) -> Node:
     alloc_raw = status.get("allocatable")
     if alloc_raw is None:
         alloc_raw = status.get("capacity")
-    alloc = {}
-    for k, q in _resource_list(alloc_raw, f"node {name}: status.allocatable").items():
-        alloc[k] = _sched_int(k, q, f"node {name}: status.allocatable")
+    alloc = _node_allocatable(alloc_raw, name)
     images = {}
     for im in _l(status.get("images")):
         im = _d(im)

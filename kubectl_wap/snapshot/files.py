@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import gzip
+import io
 import json
 import os
 import zlib
@@ -19,6 +20,7 @@ except ImportError:  # optional: the zipapp plugin may run without compiled exte
     _orjson = None
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
+from .spectemplates import Decoder, check_version
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
 _EXTS = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz", ".gz")
@@ -88,10 +90,15 @@ def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
         if doc.get("apiVersion") != SNAPSHOT_API_VERSION:
             raise UserError(f"{path}: unsupported snapshot apiVersion {doc.get('apiVersion')!r} (want {SNAPSHOT_API_VERSION})")
         _fill_header(header, doc.get("header"))
+        version = header.format_version if isinstance(doc.get("header"), dict) else 1
+        check_version(f"{path}: ", version)
         items = doc.get("items")
         if not isinstance(items, list):
             raise UserError(f"{path}: snapshot has no 'items' list")
-        yield from items
+        if version >= 2:
+            yield from Decoder(f"{path}: ").items(items)
+        else:
+            yield from items
     elif isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
         list_kind = doc["kind"][: -len("List")]
         for it in doc["items"]:
@@ -139,8 +146,17 @@ _SNAPSHOT_PREFIX = b'{"apiVersion":"' + SNAPSHOT_API_VERSION.encode() + b'","kin
 _ITEMS_OPEN = b',"items":['
 
 
-def _loads(b: bytes) -> Any:
-    return _orjson.loads(b) if _orjson is not None else json.loads(b)
+_loads = _orjson.loads if _orjson is not None else json.loads
+
+
+def _open_lines(path: Path) -> Any:
+    """A binary file object over the (maybe gzip) file, with a large buffer: iterating its lines
+    then runs in C (GzipFile's own line iteration costs a Python call per line)."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return io.BufferedReader(gzip.GzipFile(path, "rb"), 1 << 20)  # type: ignore[arg-type]
+    return open(path, "rb", buffering=1 << 20)
 
 
 def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
@@ -148,10 +164,7 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     150k-pod snapshot is never held as raw JSON all at once (peak memory stays near the lean
     model's). Returns None when the file is not laid out that way (then it is read whole)."""
     try:
-        with open(path, "rb") as f:
-            magic = f.read(2)
-        opener = gzip.open if magic == b"\x1f\x8b" else open
-        f = opener(path, "rb")
+        f = _open_lines(path)
     except OSError:
         return None
     try:
@@ -178,6 +191,13 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     except (TypeError, ValueError):
         f.close()
         return None
+    version = header.format_version if isinstance(h, dict) else 1
+    try:
+        check_version(f"{path}: ", version)
+    except UserError:
+        f.close()
+        raise
+    decode = Decoder(f"{path}: ").item if version >= 2 else None
 
     def _parse_line(body: bytes, lineno: int) -> Any:
         try:
@@ -185,35 +205,55 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
         except (ValueError, TypeError) as e:
             raise UserError(f"{path}: invalid JSON on snapshot line {lineno}: {e}") from None
 
+    def _last(body: bytes, lineno: int) -> tuple[Any, bool]:
+        """(item, closes the list) for a line that does not end in a comma."""
+        if body.endswith(b"]}"):
+            # `<item>]}` closes the list; an item whose own last field is a list also ends in
+            # "]}", so fall back to reading the line as one item.
+            try:
+                return _loads(body[:-2]), True
+            except (ValueError, TypeError):
+                return _parse_line(body, lineno), False
+        return _parse_line(body, lineno), False  # no comma: the list closes on a later line
+
     def items() -> Iterator[Any]:
+        loads = _loads
         lineno = 1
+        n = 0
         line = rest[len(_ITEMS_OPEN):]
+        lines = iter(f)
         try:
             while True:
-                body = line.strip()
-                if body == b"]}":
-                    return
-                if body.endswith(b","):
-                    yield _parse_line(body[:-1], lineno)
-                elif body.endswith(b"]}"):
-                    # `<item>]}` closes the list; an item whose own last field is a list also
-                    # ends in "]}", so fall back to reading the line as one item.
+                done = False
+                if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
                     try:
-                        item = _loads(body[:-2])
+                        obj = loads(line[:-2])
                     except (ValueError, TypeError):
-                        yield _parse_line(body, lineno)
-                    else:
-                        yield item
+                        obj = _parse_line(line.strip()[:-1], lineno)
+                else:
+                    body = line.strip()
+                    if body == b"]}":
                         return
-                elif body:
-                    yield _parse_line(body, lineno)  # no comma: the list closes on a later line
-                try:
-                    line = f.readline()
-                except (OSError, EOFError, zlib.error) as e:
-                    raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+                    if body.endswith(b","):
+                        obj = _parse_line(body[:-1], lineno)
+                    elif body:
+                        obj, done = _last(body, lineno)
+                    else:
+                        obj = done = None
+                if done is not None:
+                    if decode is not None:
+                        obj = decode(obj, n)
+                    n += 1
+                    if obj is not None:
+                        yield obj
+                    if done:
+                        return
+                line = next(lines, b"")
                 lineno += 1
                 if not line:
                     raise UserError(f"{path}: snapshot ends early at line {lineno} (truncated file?)")
+        except (OSError, EOFError, zlib.error) as e:
+            raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
         finally:
             f.close()
 

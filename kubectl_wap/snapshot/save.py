@@ -1,4 +1,5 @@
-"""Write a snapshot file (format ``kubectl-wap/v1alpha1`` ``Snapshot``; see docs).
+"""Write a snapshot file (format ``kubectl-wap/v1alpha1`` ``Snapshot``, formatVersion 2: pod specs
+deduplicated into ``PodSpecTemplate`` items; see docs/snapshot-format.md).
 
 Items are streamed one by one so a 150k-pod snapshot never exists as one big string. The file is
 written to a temporary sibling and renamed into place, so a reader never sees half a snapshot and an
@@ -15,7 +16,8 @@ import sys
 import tempfile
 from typing import IO, Iterable
 
-API_VERSION = "kubectl-wap/v1alpha1"
+from .spectemplates import API_VERSION, FORMAT_VERSION, encode
+
 KIND = "Snapshot"
 
 _SEP = (",", ":")
@@ -26,19 +28,23 @@ def _dump(obj: object) -> str:
 
 
 def _write_body(out: IO[str], header: dict, items: Iterable[dict]) -> None:
+    # The layout is what our streaming reader expects: header on the first line, one item per line.
+    header = dict(header, formatVersion=FORMAT_VERSION)  # the encoding below is what makes it 2
     out.write('{"apiVersion":' + _dump(API_VERSION) + ',"kind":' + _dump(KIND))
     out.write(',"header":' + _dump(header) + ',"items":[')
     first = True
-    for item in items:
+    for line in encode(items):
         if not first:
             out.write(",\n")  # one object per line keeps the file greppable and diffable
-        out.write(_dump(item))
+        out.write(line)
         first = False
     out.write("]}\n")
 
 
 def write_snapshot(path: str, header: dict, items: Iterable[dict]) -> None:
-    """Write header and items to `path` (gzip when it ends in .gz; "-" means stdout)."""
+    """Write header and items to `path` (gzip when it ends in .gz; "-" means stdout). Items are
+    the stripped (and possibly redacted) objects; pod specs are deduplicated on the way out, and
+    the reader gives back exactly these items."""
     if path == "-":
         _write_body(sys.stdout, header, items)
         sys.stdout.flush()

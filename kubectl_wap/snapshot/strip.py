@@ -18,13 +18,18 @@ Obj = dict[str, Any]
 # Kinds we must never store, even if someone hands them to us.
 _REFUSED_KINDS = frozenset({"Secret", "ConfigMap", "ServiceAccount", "TokenReview"})
 
-_META_KEYS = ("name", "namespace", "uid", "labels", "creationTimestamp", "deletionTimestamp", "resourceVersion")
-_OWNER_KEYS = ("apiVersion", "kind", "name", "uid", "controller")
+# Not kept, though harmless: resourceVersion and ownerReferences (nothing in the simulation reads
+# them, and their random ids are a large share of a compressed snapshot).
+_META_KEYS = ("name", "namespace", "uid", "labels", "creationTimestamp", "deletionTimestamp")
 
 # Container fields the scheduler reads: resources for fit, ports for NodePorts, image for
 # ImageLocality; restartPolicy marks native sidecars among initContainers.
 _CONTAINER_KEYS = ("name", "image", "resources", "ports", "restartPolicy")
-_RESOURCE_KEYS = ("requests", "limits", "claims")
+# Requests only: limits take no part in scheduling (the API server has already defaulted missing
+# requests from limits on every object we capture).
+_RESOURCE_KEYS = ("requests", "claims")
+# NodePorts reads host ports only; a port without one is no constraint.
+_PORT_KEYS = ("containerPort", "hostPort", "hostIP", "protocol")
 
 _POD_SPEC_KEYS = (
     "overhead",
@@ -69,9 +74,6 @@ def _metadata(obj: Obj) -> Obj:
         meta["namespace"] = intern(meta["namespace"])
     if "labels" in meta:
         meta["labels"] = _labels(meta["labels"])
-    owners = src.get("ownerReferences")
-    if isinstance(owners, list) and owners:
-        meta["ownerReferences"] = [_pick(o, _OWNER_KEYS) for o in owners]
     return meta
 
 
@@ -85,6 +87,14 @@ def _base(obj: Obj) -> Obj:
     return out
 
 
+def _has_host_port(p: Any) -> bool:
+    # Anything but absent or 0 is kept, so a malformed hostPort still fails the load as before.
+    if not isinstance(p, dict):
+        return False
+    hp = p.get("hostPort")
+    return hp is not None and not (type(hp) is int and hp == 0)
+
+
 def _container(c: Any) -> Obj:
     out = _pick(c, _CONTAINER_KEYS)
     if "resources" in out:
@@ -92,8 +102,11 @@ def _container(c: Any) -> Obj:
         if "claims" in res:
             res["claims"] = [_pick(x, ("name", "request")) for x in res["claims"] if isinstance(x, dict)]
         out["resources"] = res
-    if "ports" in out and isinstance(out["ports"], list):
-        out["ports"] = [_pick(p, ("name", "containerPort", "hostPort", "hostIP", "protocol")) for p in out["ports"]]
+    if "ports" in out:
+        ports = out.pop("ports")
+        kept = [_pick(p, _PORT_KEYS) for p in ports if _has_host_port(p)] if isinstance(ports, list) else []
+        if kept:
+            out["ports"] = kept
     return out
 
 
@@ -130,7 +143,10 @@ def _pod(obj: Obj) -> Obj:
     status = obj.get("status") or {}
     st = _pick(status, _POD_STATUS_KEYS)
     if isinstance(status.get("conditions"), list):
-        st["conditions"] = [_pick(c, _CONDITION_KEYS) for c in status["conditions"]]
+        # Only DisruptionTarget matters (a pod being preempted); Ready & co. are per-pod noise.
+        kept = [_pick(c, _CONDITION_KEYS) for c in status["conditions"] if isinstance(c, dict) and c.get("type") == "DisruptionTarget"]
+        if kept:
+            st["conditions"] = kept
     for key in ("containerStatuses", "initContainerStatuses"):
         cs = status.get(key)
         if isinstance(cs, list):

@@ -5,6 +5,7 @@ kubectl passes no global flags to plugins, so every command accepts the kubectl-
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -160,11 +161,24 @@ def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
 
 def _emit(doc: Any, output: Output) -> None:
     if output == Output.json:
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(_json_text(doc) + "\n")
     elif output == Output.yaml:
         import yaml
 
         sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=120))
+
+
+def _json_text(doc: Any) -> str:
+    """Indented JSON; orjson when installed (a 100k-candidate report is tens of MB: ~20x faster
+    than the json module). Both write the same document; orjson keeps non-ASCII unescaped."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency, but optional at run time
+        return json.dumps(doc, indent=2)
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # an integer beyond 64 bits, or a type orjson does not know
+        return json.dumps(doc, indent=2)
 
 
 def _analysis(
@@ -495,6 +509,10 @@ def complete_main() -> None:
 
 
 def main() -> None:
+    # One short-lived process over a large, acyclic object graph (a 150k-pod snapshot): a cyclic
+    # garbage collection would rescan all of it again and again while reports are built, for
+    # nothing to free. Memory is returned when the process exits.
+    gc.disable()
     try:
         rv = app(standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)

@@ -117,7 +117,7 @@ def total_scores(state: ClusterState, pod: Pod, cycle: CycleData, nodes: np.ndar
     if cycle.plugins or pod.affinity is not None or pod.topology_spread:
         from .filtering import cross_node_plugins
 
-        feasible = [int(i) for i in nodes]
+        feasible = nodes.tolist()  # plain ints for the per-node plugins
         for plugin in cross_node_plugins():
             if plugin.relevant(state, pod):
                 total += np.asarray(plugin.score(state, pod, feasible), dtype=np.int64) * plugin.score_weight

@@ -46,7 +46,6 @@ class _PdbIndex:
                 self.by_pair.setdefault(p.namespace, {}).setdefault(sel.match_labels[0], []).append(i)
             else:
                 self.others.setdefault(p.namespace, []).append(i)
-        self.namespaces = set(self.by_pair) | set(self.others)
 
     def candidates(self, pod: Pod) -> list[int]:
         ns = pod.namespace
@@ -69,11 +68,18 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
     violating: list[VictimUnit] = []
     non_violating: list[VictimUnit] = []
     which: dict[str, list[str]] = {}
-    namespaces = index.namespaces
+    by_pair, others = index.by_pair, index.others
     for u in units:
-        if len(u.pods) == 1 and u.pods[0].namespace not in namespaces:
-            non_violating.append(u)  # no PDB in its namespace: nothing to match or consume
-            continue
+        if len(u.pods) == 1:
+            # The common case decided inline: no PDB of the pod's namespace can select it (none
+            # tried for every pod, and none indexed under any of its labels).
+            pod = u.pods[0]
+            ns = pod.namespace
+            if not others.get(ns):
+                pairs = by_pair.get(ns)
+                if not pairs or not any(kv in pairs for kv in pod.labels.items()):
+                    non_violating.append(u)
+                    continue
         count = 0
         names: list[str] = []
         for pod in u.pods:

@@ -28,6 +28,9 @@ class Preemptor:
     running: list[Pod] = field(default_factory=list)  # members already scheduled
 
 
+_SPARED = "spared: every placed preemptor pod still fits with it back"
+
+
 @dataclass(slots=True)
 class UnitVerdict:
     """What happened to one candidate unit in the reprieve loop."""
@@ -43,6 +46,8 @@ class UnitVerdict:
 
     @property
     def reason(self) -> str:
+        if self.reprieved and not self.violates_pdb:
+            return _SPARED  # most of a large cluster's candidates: one shared string
         pdb = f"; violates PDB {', '.join(self.pdbs)}" if self.violates_pdb else ""
         if self.reprieved:
             return f"spared: every placed preemptor pod still fits with it back{pdb}"

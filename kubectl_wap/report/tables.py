@@ -41,6 +41,45 @@ def _table(title: str | None, headers: list[str], rows: list[list[Any]], no_head
     return t
 
 
+# Tables longer than this are laid out by _plain_table instead of rich: rich's per-cell
+# measuring costs ~0.1 ms a cell, seconds for the tens of thousands of rows a 5,000-node cluster
+# gives. The layout is the same (rich's SIMPLE box), except that long cells never wrap.
+_PLAIN_ROWS = 300
+
+
+def _plain_table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> str:
+    cells = [[("" if c is None else str(c)) for c in r] for r in rows]
+    widths = [len(h) if not no_headers else 0 for h in headers]
+    for i, h in enumerate(headers):
+        if h in _WRAPPING:
+            widths[i] = max(widths[i], 20)  # the wrapping columns' min_width
+    for r in cells:
+        for i, c in enumerate(r):
+            if len(c) > widths[i]:
+                widths[i] = len(c)
+    if no_headers:
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+        return "\n".join(lines) + "\n"
+    total = sum(widths) + 3 * (len(widths) - 1) + 2
+    out = []
+    if title:
+        out.append(title.ljust(total))
+    out.append(" " * total)
+    out.append(" " + "   ".join(h.ljust(w) for h, w in zip(headers, widths)) + " ")
+    out.append(" " + "─" * (total - 2) + " ")
+    for r in cells:
+        out.append(" " + "   ".join(c.ljust(w) for c, w in zip(r, widths)) + " ")
+    out.append(" " * total)
+    return "\n".join(out) + "\n"
+
+
+def _print_table(console: Console, title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> None:
+    if len(rows) > _PLAIN_ROWS:
+        console.file.write(_plain_table(title, headers, rows, no_headers))
+    else:
+        console.print(_table(title, headers, rows, no_headers))
+
+
 def _natural(name: str) -> tuple:
     """job-2 before job-10."""
     import re
@@ -55,7 +94,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     for w in doc["warnings"]:
         err.print(f"[yellow]Warning:[/] {w}", highlight=False)
     if no_headers:
-        console.print(_table(None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True))
+        _print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
         return
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
@@ -88,9 +127,9 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
             p.sort(key=_natural)
             rows.append([n, len(p), ", ".join(p) if wide else _short(p)])
         title = "Nominated node (after preemption)" if doc.get("algorithm") == "default" and doc["outcome"] == "Preempt" else "Placement"
-        console.print(_table(title, ["NODE", "PODS", "NAMES"], rows, no_headers))
+        _print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
     if doc["victimUnits"]:
-        console.print(_table("Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers))
+        _print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
     if doc.get("candidateNodes"):
         rows = []
         for c in doc["candidateNodes"]:
@@ -99,7 +138,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
                 rows.append([c["node"], "-", "-", c.get("status", ""), chosen])
             else:
                 rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), "", chosen])
-        console.print(_table("Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers))
+        _print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
     if doc["reprieved"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}
@@ -119,12 +158,12 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "VIOLATES-PDB"] + (["REASON"] if wide else [])
         title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
         if rows:
-            console.print(_table(title, headers, rows, no_headers))
+            _print_table(console, title, headers, rows, no_headers)
         if hidden:
             console.print(f"{hidden} more candidate unit(s) on other nodes were spared (-o wide lists them).", highlight=False)
     if doc.get("unplaced") and wide:
         rows = [[f"{u['pod']['namespace']}/{u['pod']['name']}", u["message"]] for u in doc["unplaced"]]
-        console.print(_table("Not placed", ["POD", "WHY"], rows, no_headers))
+        _print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
 
 
 _VICTIM_HEADERS = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "VIOLATES-PDB"]
@@ -164,7 +203,7 @@ def render_rank(rows: list[dict], console: Console, wide: bool = False, no_heade
         if wide:
             row.append(",".join(r["nodes"]))
         out.append(row)
-    console.print(_table(None, headers, out, no_headers))
+    _print_table(console, None, headers, out, no_headers)
 
 
 def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
@@ -193,7 +232,7 @@ def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: C
     for m in a.get("mixed") or []:
         added = ", ".join(f"{n['count']} x {n['template']}" for n in m["added"])
         rows.append(["C) mixed", f"add {added}", f"{m['victimPods']} pod(s) in {m['victimUnits']} unit(s) still preempted", "-"])
-    console.print(_table("Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers))
+    _print_table(console, "Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers)
     if a.get("overschedule"):
         o = a["overschedule"]
         console.print(f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}", highlight=False)

@@ -73,20 +73,29 @@ class ClusterState:
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
-        """Initial placement of every bound pod (no undo record: it is the baseline)."""
-        placed: list[Pod] = []
+        """Initial placement of every bound pod (no undo record: it is the baseline). One pass
+        over the pods does the maps and collects (node, template) pairs; _add_sums adds them."""
+        node_index, node_pods, where = self.node_index, self.node_pods, self.where
+        tget = self._tids.get
         nodes: list[int] = []
-        node_index = self.node_index
+        tids: list[int] = []
         for p in pods:
-            if not p.node_name or p.phase in ("Succeeded", "Failed"):  # not Pod.scheduled
+            nn = p.node_name
+            if not nn or p.phase in ("Succeeded", "Failed"):  # not Pod.scheduled
                 continue
-            idx = node_index.get(p.node_name)
+            idx = node_index.get(nn)
             if idx is None:
                 self.ignored_pods.append(p)
                 continue
-            placed.append(p)
             nodes.append(idx)
-        self._bulk(placed, nodes, +1)
+            hit = tget(id(p.requests))
+            tids.append(hit[0] if hit is not None and hit[1] == p.nonzero_requests else self._template_id(p))
+            if p.host_ports or p.affinity is not None:
+                self._book(p, idx, +1)
+            else:
+                node_pods[idx][p.uid] = p
+                where[p.uid] = idx
+        self._add_sums(nodes, tids, +1)
 
     # ---- resource vectors -------------------------------------------------------------------
     def request_vector(self, pod: Pod) -> tuple[np.ndarray, np.ndarray]:
@@ -193,30 +202,32 @@ class ClusterState:
             self.affinity_pods.copy(), self.requested.copy(), self.nonzero.copy(), self.pod_count.copy(),
         )
         self.ports = [c.copy() if c else c for c in self.ports]
-        self._bulk(pods, None, -1)
+        self._bulk_remove(pods)
         self._log.append((None, saved, -1))
 
-    def _bulk(self, pods: list[Pod], nodes: list[int] | None, sign: int) -> None:
-        """Add (+1, on `nodes`) or remove (-1, from where they are) many pods: the pod maps per
-        pod in Python (the rare pods with host ports or pod affinity through _book), the
-        resource sums as one vectorized scatter-add of per-template rows."""
+    def _bulk_remove(self, pods: list[Pod]) -> None:
+        """Remove many pods: the pod maps per pod in Python (the rare pods with host ports or pod
+        affinity through _book), the resource sums through _add_sums."""
         node_pods, where = self.node_pods, self.where
-        if nodes is None:
-            nodes = [where[p.uid] for p in pods]
-        tids: list[int] = []
-        tid_append = tids.append
         tget = self._tids.get
-        for pod, idx in zip(pods, nodes):
+        nodes: list[int] = []
+        tids: list[int] = []
+        for pod in pods:
+            uid = pod.uid
+            idx = where[uid]
+            nodes.append(idx)
             hit = tget(id(pod.requests))
-            tid_append(hit[0] if hit is not None and hit[1] == pod.nonzero_requests else self._template_id(pod))
+            tids.append(hit[0] if hit is not None and hit[1] == pod.nonzero_requests else self._template_id(pod))
             if pod.host_ports or pod.affinity is not None:
-                self._book(pod, idx, sign)
-            elif sign > 0:
-                node_pods[idx][pod.uid] = pod
-                where[pod.uid] = idx
+                self._book(pod, idx, -1)
             else:
-                del node_pods[idx][pod.uid]
-                del where[pod.uid]
+                del node_pods[idx][uid]
+                del where[uid]
+        self._add_sums(nodes, tids, -1)
+
+    def _add_sums(self, nodes: list[int], tids: list[int], sign: int) -> None:
+        """requested / non-zero / pod-count sums of pods given as (node, template row) pairs:
+        one vectorized scatter-add."""
         if tids:
             rows = self._template_matrix()[np.array(tids, dtype=np.intp)]
             acc = np.zeros((len(self.nodes), rows.shape[1]), dtype=np.int64)
@@ -233,7 +244,7 @@ class ClusterState:
         """Row of the pod's (requests, non-zero requests) in the template table. Pods of one
         template share their requests mapping (the converter caches it), so the table has one
         row per distinct template and the per-pod cost is one dict lookup by the mapping's id
-        (_bulk); a mapping shared by pods with different non-zero requests falls back here."""
+        (_bulk_add, _bulk_remove); a mapping shared by pods with different non-zero requests falls back here."""
         nz = pod.nonzero_requests
         key = (id(pod.requests), nz[0], nz[1])
         t = self._tids_full.get(key)

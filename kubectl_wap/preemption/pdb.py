@@ -77,7 +77,13 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
             ns = pod.namespace
             if not others.get(ns):
                 pairs = by_pair.get(ns)
-                if not pairs or not any(kv in pairs for kv in pod.labels.items()):
+                if not pairs:
+                    non_violating.append(u)
+                    continue
+                for kv in pod.labels.items():
+                    if kv in pairs:
+                        break
+                else:
                     non_violating.append(u)
                     continue
         count = 0

@@ -585,3 +585,23 @@ def test_add_remove_matches_fresh_prefilter(case):
     assert data.anti == fresh.anti
     for i in range(len(state.nodes)):
         assert PLUGIN.filter(state, data, incoming, i) == PLUGIN.filter(state, fresh, incoming, i)
+
+
+def test_score_cache_keeps_labels_an_existing_term_reads():
+    """InterPodAffinity's PreScore map is cached per gang template, keyed only on the labels some
+    existing pod's term reads: a per-pod index label read by a preferred term must still split
+    the cache (pre-1 is pulled to the node of the pod that prefers idx=1; pre-0 is not)."""
+    from kubectl_wap.model import Affinity, LabelSelector, Node, PodAffinityTerm, PodGroup, Snapshot, WeightedPodAffinityTerm
+    from kubectl_wap.preemption.analyze import analyze
+    from test_properties import GI, HOSTNAME, _pod
+
+    nodes = [Node(name="n0", labels={HOSTNAME: "n0"}, allocatable={"cpu": 16000, "memory": 64 * GI, "pods": 110}),
+             Node(name="n1", labels={HOSTNAME: "n1"}, allocatable={"cpu": 4000, "memory": 64 * GI, "pods": 110})]
+    pref = Affinity(pod_affinity_preferred=(WeightedPodAffinityTerm(100, PodAffinityTerm(
+        LabelSelector(match_labels=(("idx", "1"),)), HOSTNAME, namespaces=("ml",))),))
+    pods = [_pod("default", "magnet", 100, 0, node="n1", prio=0, labels={"app": "m"}, start=1.0, affinity=pref)]
+    pods += [_pod("ml", f"pre-{k}", 1000, 0, prio=1000, group="g", labels={"app": "pre", "idx": str(k)}) for k in range(2)]
+    snap = Snapshot(nodes=nodes, pods=pods, pod_groups=[PodGroup("ml", "g", policy="gang", min_count=2, priority=1000)])
+    res = analyze(snap, "podgroup", "ml", "g")
+    assert res.outcome == "NoPreemptionNeeded"
+    assert sorted((p.name, n) for p, n in res.placements) == [("pre-0", "n0"), ("pre-1", "n1")]

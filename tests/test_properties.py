@@ -112,8 +112,11 @@ def cluster_strategy(draw, cross: bool = False):
         clock[0] += draw(st.sampled_from([1.0, 5.0, 60.0]))
         kw = {}
         if cross and draw(st.integers(0, 3)) == 0:
+            # Some terms read the preemptor pods' per-pod "idx" label (an Indexed Job's
+            # completion index): reprieval's template signatures must keep that label then.
+            sel = draw(st.sampled_from([(("app", app),), (("app", app),), (("idx", "0"),), (("idx", "1"),)]))
             kw["affinity"] = Affinity(pod_anti_affinity_required=(
-                PodAffinityTerm(LabelSelector(match_labels=(("app", app),)), HOSTNAME),))
+                PodAffinityTerm(LabelSelector(match_labels=sel), HOSTNAME),))
         p = _pod(ns, name, cpu, mem, node=node.name, prio=prio, group=group, labels={"app": app}, start=clock[0], **kw)
         pods.append(p)
         return p
@@ -189,7 +192,7 @@ def cluster_strategy(draw, cross: bool = False):
     if draw(st.integers(0, 4)) == 0:
         kw["host_ports"] = (HostPort("0.0.0.0", "TCP", 8080),)
     for k in range(replicas):
-        pods.append(_pod(PRE_NS, f"pre-{k}", cpu, mem, prio=PRE_PRIO, group=PRE_NAME, labels={"app": "pre"},
+        pods.append(_pod(PRE_NS, f"pre-{k}", cpu, mem, prio=PRE_PRIO, group=PRE_NAME, labels={"app": "pre", "idx": str(k)},
                          start=None, **kw))
     return Snapshot(nodes=nodes, pods=pods, pod_groups=pgs, composite_pod_groups=cpgs, pdbs=pdbs)
 

@@ -168,3 +168,128 @@ def test_strip_then_write_then_load_equals_loading_the_full_objects(tmp_path: Pa
     path = tmp_path / "s.json.gz"
     write_snapshot(str(path), HEADER, (strip_object(o) for o in full))
     assert _model(load_snapshot(path)) == _model(build_snapshot(copy.deepcopy(full)))
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def test_plain_pods_are_rows_and_others_objects(tmp_path: Path) -> None:
+    plain = {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "p", "namespace": "a", "uid": "u", "labels": {"app": "x"}, "creationTimestamp": "2026-01-01T00:00:00Z"},
+             "spec": {"nodeName": "n1", "priority": 5}, "status": {"phase": "Running", "startTime": "2026-01-01T00:00:01Z"}}
+    pending = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "a", "uid": "v"}, "spec": {"priority": 5}}
+    others = [
+        dict(plain, status={"phase": "Running", "nominatedNodeName": "n2"}),  # a field rows do not carry
+        dict(plain, metadata=dict(plain["metadata"], labels=None)),  # explicit null: must come back as null
+        dict(plain, metadata=dict(plain["metadata"], labels={"k": 1})),  # non-string label value
+        dict(plain, status={}),  # empty status: must come back as {}
+        dict(plain, spec={"nodeName": None, "priority": 5}),
+        dict(plain, apiVersion="v2"),
+        dict(plain, extra=1),
+    ]
+    items = [plain, pending, *others]
+    for i, o in enumerate(items):
+        o["metadata"] = dict(o["metadata"], name=f"p{i}")
+    path = tmp_path / "s.json"
+    write_snapshot(str(path), HEADER, copy.deepcopy(items))
+    body = _lines(path)[1:]  # line 0: header + template
+    rows = [line for line in body if line.startswith("[")]
+    assert len(rows) == 2 and rows[0] == '[0,"a","p0","u",{"app":"x"},1767225600,"n1","Running",1767225601],'
+    assert rows[1] == '[0,"a","p1","v",null,null,null,null,null],'
+    assert list(stream_snapshot(path)[1]) == items
+    assert load_items(path)[1] == items
+    # the models path (rows straight to Pods) and the raw path give the same snapshot
+    fast = load_snapshot(path)
+    slow = build_snapshot(list(stream_snapshot(path)[1]))
+    assert _model(fast) == _model(slow) and len(fast.pods) == len(items)
+
+
+def test_pod_from_row_equals_pod_from_on_generated_cluster(tmp_path: Path) -> None:
+    from kubectl_wap.snapshot.convert import pod_from_row
+    from kubectl_wap.snapshot.spectemplates import Decoder
+
+    meta = generate.generate("T", str(tmp_path), seed=11, nodes=20, pods=600, gangs=(8,))
+    doc = json.loads(gzip.decompress(Path(meta["snapshot_path"]).read_bytes()))
+    raw, fast = Decoder("x: "), Decoder("x: ", pod_from_row)
+    n_rows = 0
+    for n, obj in enumerate(doc["items"]):
+        expanded = raw.item(copy.deepcopy(obj), n)
+        model = fast.model(copy.deepcopy(obj), n)
+        if isinstance(obj, list):
+            n_rows += 1
+            assert isinstance(model, Pod) and model == pod_from(expanded)
+    assert n_rows > 500
+
+
+@pytest.mark.parametrize("row, match", [
+    ('[0,"a",5,"u",null,null,null,null,null]', "without metadata.name"),  # hand-edited junk: the general path decides
+    ('[0,"a","p","u",{"k":[1]},null,null,null,null]', None),
+    ('[0,"a","p","u",null,"yesterday",7,null,null]', None),
+    ('[9,"a","p","u",null,null,null,null,null]', "specTemplate 9, which is not defined before it"),
+    ('[0,"a","p"]', "a pod row has 9 fields, this one 3"),
+])
+def test_odd_rows(tmp_path: Path, row: str, match: str | None) -> None:
+    path = tmp_path / "s.json"
+    write_snapshot(str(path), HEADER, [POD])
+    head, _ = path.read_text().split("\n", 1)
+    path.write_text(head + "\n" + row + "]}\n")
+    if match:
+        with pytest.raises(UserError, match=match):
+            load_snapshot(path)
+        return
+    fast = load_snapshot(path)
+    slow = build_snapshot(list(stream_snapshot(path)[1]))
+    assert _model(fast) == _model(slow)
+    assert fast.pods[-1].name == "p"
+
+
+def test_whatif_with_hypothetical_work_reads_raw_items(tmp_path: Path) -> None:
+    # keep (hypothetical replacement) filters raw items; without it rows go straight to Pods.
+    from kubectl_wap.snapshot.source import build, raw_source
+
+    meta = generate.generate("T", str(tmp_path), seed=7, nodes=20, pods=600, gangs=(8, 16))
+    plain = build(*raw_source(meta["snapshot_path"], False, None, None))
+    kept = build(*raw_source(meta["snapshot_path"], False, None, None), keep=lambda o: True)
+    dropped = build(*raw_source(meta["snapshot_path"], False, None, None),
+                    keep=lambda o: not (isinstance(o, dict) and o.get("kind") == "Pod" and not o["spec"].get("nodeName")))
+    assert _model(plain) == _model(kept)
+    assert len(dropped.pods) == sum(1 for p in plain.pods if p.node_name) < len(plain.pods)
+
+
+def test_repeated_label_sets_and_odd_timestamps(tmp_path: Path) -> None:
+    def pod(i: int, labels: dict, created: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"p{i}", "namespace": "a", "uid": f"u{i}", "labels": labels, "creationTimestamp": created},
+                "spec": {"nodeName": "n1", "priority": 5}, "status": {"phase": "Running"}}
+    items = [pod(0, {"app": "x"}, "2026-01-01T00:00:00Z"), pod(1, {"app": "x"}, "2026-01-01T00:00:00.5Z"),
+             pod(2, {"app": "x"}, "2026-01-01T00:00:00+00:00"), pod(3, {"app": "y"}, "1969-12-31T23:59:59Z"),
+             pod(4, {"app": "x"}, "garbage-garbage-garbZ")]
+    path = tmp_path / "s.json"
+    write_snapshot(str(path), HEADER, copy.deepcopy(items))
+    lines = _lines(path)
+    assert sum('"kind":"LabelSet"' in line for line in lines) == 1  # defined when {"app":"x"} repeats
+    rows = [line for line in lines if line.startswith("[")]
+    assert rows[0].startswith('[0,"a","p0","u0",{"app":"x"},1767225600,')  # first sight: inline
+    assert rows[1].startswith('[0,"a","p1","u1",0,"2026-01-01T00:00:00.5Z",')  # then by id; not whole seconds: a string
+    assert rows[2].startswith('[0,"a","p2","u2",0,"2026-01-01T00:00:00+00:00",')  # another spelling: a string
+    assert rows[3].startswith('[0,"a","p3","u3",{"app":"y"},-1,')
+    assert list(stream_snapshot(path)[1]) == items and load_items(path)[1] == items
+    fast, slow = load_snapshot(path), build_snapshot(copy.deepcopy(items))
+    assert _model(fast) == _model(slow)
+    assert [p.creation_timestamp for p in fast.pods] == [1767225600.0, 1767225600.5, 1767225600.0, -1.0, None]
+    assert fast.pods[0].labels is fast.pods[1].labels  # one converted dict per label set
+
+
+def test_redacted_snapshot_written_as_v2_loads_to_the_redacted_model(tmp_path: Path) -> None:
+    # `kubectl wap snapshot --redact` redacts the stripped items, then write_snapshot encodes them.
+    from kubectl_wap.snapshot.redact import redact_items
+
+    doc = json.loads(DEMO_PATH.read_text())
+    red = redact_items(doc["items"], b"k" * 32)
+    path = tmp_path / "r.json.gz"
+    write_snapshot(str(path), dict(doc["header"], redacted=True), red)
+    lines = gzip.open(path).read().decode().splitlines()
+    assert sum(line.startswith("[") for line in lines) > 100  # the pods became rows
+    assert _model(load_snapshot(path)) == _model(build_snapshot(copy.deepcopy(red)))
+    assert load_items(path)[1] == red

@@ -39,7 +39,8 @@ from ..model import (
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
-from .spectemplates import TemplatedSpec
+from .podrows import LabelSet
+from .spectemplates import SpecTemplate, TemplatedSpec
 
 _intern = sys.intern
 
@@ -509,6 +510,64 @@ def _node_allocatable(raw: Any, name: str) -> dict[str, int]:
     return dict(hit)  # a node's own copy: what-if code may build nodes from it
 
 
+def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
+    """The Pod for a formatVersion 2 pod row (podrows.py) without building its dicts: what pod_from
+    gives for the row's expanded item. `labels` is the row's map, None, or its resolved LabelSet.
+    None when a value is not of the plain kind (a hand-edited file): the caller then expands the
+    row and uses pod_from."""
+    _, ns, name, uid, _, created, node, phase, started = row
+    if type(ns) is not str or not ns or type(name) is not str or not name or type(uid) is not str:
+        return None
+    if (node is not None and type(node) is not str) or (phase is not None and type(phase) is not str):
+        return None
+    # API timestamps arrive as integer seconds: parse_time of their string is exactly that float
+    if type(created) is int:
+        created = float(created)
+    elif created is None or type(created) is str:
+        created = parse_time(created)
+    else:
+        return None
+    if type(started) is int:
+        started = float(started)
+    elif started is None or type(started) is str:
+        started = parse_time(started)
+    else:
+        return None
+    if type(labels) is LabelSet:
+        if labels.converted is None:
+            labels.converted = _pod_labels(labels.labels)
+        labels = labels.converted
+    elif labels is None:
+        labels = {}
+    elif type(labels) is dict:
+        try:
+            hit = _LABELS_CACHE.get(tuple(labels.items()))
+        except TypeError:
+            hit = None
+        labels = hit if hit is not None else _pod_labels(labels)
+    else:
+        return None
+    ns = _intern(ns)
+    f = template.fields
+    if f is None:
+        f = template.fields = _spec_fields(template.spec, f"pod {ns}/{name}")
+    return new_pod(
+        ns,
+        name,
+        uid or f"{ns}/{name}",
+        labels,
+        _intern(node) if node else "",
+        *f[0],
+        phase or "Pending",
+        started,
+        created,
+        None,
+        False,
+        "",
+        *f[1],
+    )
+
+
 def node_from(obj: dict) -> Node:
     _, name, uid = _meta(obj, "Node", False)
     md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
@@ -641,31 +700,41 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     seen: dict[tuple[str, str, str], int] = {}
     ignored: dict[str, int] = {}
     dup_warnings: list[str] = []
+    pods = snap.pods
     for idx, obj in enumerate(items):
-        if not isinstance(obj, dict):
+        if type(obj) is Pod:  # already converted (a formatVersion 2 pod row, files.SnapshotItems.models)
+            kind, attr, m = "Pod", "pods", obj
+            key = ("Pod", m.namespace, m.name)
+            if key not in seen:  # the common case, 150k times at L: no lookups by attribute name
+                seen[key] = len(pods)
+                pods.append(m)
+                continue
+        elif not isinstance(obj, dict):
             raise ObjectError(f"{source}item {idx}: expected an object, got {type(obj).__name__}")
-        kind = obj.get("kind")
-        if isinstance(kind, str) and kind in _CONVERTERS:
+        elif isinstance(obj.get("kind"), str) and obj["kind"] in _CONVERTERS:
+            kind = obj["kind"]
             attr, conv = _CONVERTERS[kind]
             try:
                 m = conv(obj)
             except _Nameless as e:
                 raise ObjectError(f"{source}item {idx}: {e}") from None
             key = (kind, getattr(m, "namespace", ""), m.name)
-            if key in seen:
-                # Last one wins, as a re-applied manifest would; say so.
-                lst = getattr(snap, attr)
-                lst[seen[key]] = m
-                snap.duplicates.add(key)
-                dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
-                continue
-            lst = getattr(snap, attr)
-            seen[key] = len(lst)
-            lst.append(m)
-        elif isinstance(kind, str) and kind:
-            ignored[kind] = ignored.get(kind, 0) + 1
         else:
+            kind = obj.get("kind")
+            if isinstance(kind, str) and kind:
+                ignored[kind] = ignored.get(kind, 0) + 1
+                continue
             raise ObjectError(f"{source}item {idx}: missing 'kind'")
+        if key in seen:
+            # Last one wins, as a re-applied manifest would; say so.
+            lst = getattr(snap, attr)
+            lst[seen[key]] = m
+            snap.duplicates.add(key)
+            dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
+            continue
+        lst = getattr(snap, attr)
+        seen[key] = len(lst)
+        lst.append(m)
     # A dump concatenated twice would print one line per object: a few examples carry the point.
     if len(dup_warnings) > 5:
         dup_warnings[3:] = [f"... and {len(dup_warnings) - 3} more duplicate objects"]

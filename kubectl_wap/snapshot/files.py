@@ -6,11 +6,12 @@ from __future__ import annotations
 import gc
 import gzip
 import io
+import itertools
 import json
 import os
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import UserError
 
@@ -19,7 +20,7 @@ try:  # orjson parses our snapshots ~30% faster than json (measured: 50 MB, 0.98
 except ImportError:  # optional: the zipapp plugin may run without compiled extensions
     _orjson = None
 from ..model import Snapshot, SnapshotHeader
-from .convert import build_snapshot
+from .convert import build_snapshot, pod_from_row
 from .spectemplates import Decoder, check_version
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
@@ -151,7 +152,8 @@ _loads = _orjson.loads if _orjson is not None else json.loads
 
 def _open_lines(path: Path) -> Any:
     """A binary file object over the (maybe gzip) file, with a large buffer: iterating its lines
-    then runs in C (GzipFile's own line iteration costs a Python call per line)."""
+    then runs in C (GzipFile's own line iteration costs a Python call per line). A helper thread
+    decompressing ahead was tried and gained nothing (the GIL hand-offs eat the overlap)."""
     with open(path, "rb") as f:
         magic = f.read(2)
     if magic == b"\x1f\x8b":
@@ -197,7 +199,7 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     except UserError:
         f.close()
         raise
-    decode = Decoder(f"{path}: ").item if version >= 2 else None
+    decoder = Decoder(f"{path}: ", pod_from_row) if version >= 2 else None
 
     def _parse_line(body: bytes, lineno: int) -> Any:
         try:
@@ -216,14 +218,14 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                 return _parse_line(body, lineno), False
         return _parse_line(body, lineno), False  # no comma: the list closes on a later line
 
-    def items() -> Iterator[Any]:
+    def items(models: bool) -> Iterator[Any]:
+        decode = None if decoder is None else decoder.model if models else decoder.item
         loads = _loads
-        lineno = 1
+        lineno = 0
         n = 0
-        line = rest[len(_ITEMS_OPEN):]
-        lines = iter(f)
         try:
-            while True:
+            for line in itertools.chain((rest[len(_ITEMS_OPEN):],), f):
+                lineno += 1
                 done = False
                 if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
                     try:
@@ -239,25 +241,41 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                     elif body:
                         obj, done = _last(body, lineno)
                     else:
-                        obj = done = None
-                if done is not None:
-                    if decode is not None:
-                        obj = decode(obj, n)
-                    n += 1
-                    if obj is not None:
-                        yield obj
-                    if done:
-                        return
-                line = next(lines, b"")
-                lineno += 1
-                if not line:
-                    raise UserError(f"{path}: snapshot ends early at line {lineno} (truncated file?)")
+                        continue
+                if decode is not None:
+                    obj = decode(obj, n)
+                n += 1
+                if obj is not None:
+                    yield obj
+                if done:
+                    return
+            raise UserError(f"{path}: snapshot ends early at line {lineno + 1} (truncated file?)")
         except (OSError, EOFError, zlib.error) as e:
             raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
         finally:
             f.close()
 
-    return header, items()
+    return header, SnapshotItems(items)
+
+
+class SnapshotItems:
+    """The items of a streamed snapshot, readable once. Iterating gives the items as written
+    (dicts); `models()` gives the same sequence with formatVersion 2 pod rows already converted
+    to Pods, which build_snapshot accepts: the fast path when nothing else looks at raw items."""
+
+    def __init__(self, make: Callable[[bool], Iterator[Any]]) -> None:
+        self._make = make
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._make(False)
+
+    def models(self) -> Iterator[Any]:
+        return self._make(True)
+
+
+def model_items(items: Iterable[Any]) -> Iterable[Any]:
+    """What build_snapshot should read for `items`: their models() when they are SnapshotItems."""
+    return items.models() if isinstance(items, SnapshotItems) else items
 
 
 def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
@@ -297,7 +315,7 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     try:
         streamed = stream_file(Path(path))
         header, items = streamed if streamed is not None else load_items(path)
-        snap = build_snapshot(items, header, source=f"{path}: ")
+        snap = build_snapshot(model_items(items), header, source=f"{path}: ")
     finally:
         if enabled:
             gc.enable()

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
-from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, stream_file
+from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, stream_file
 
 
 
@@ -58,7 +58,9 @@ def build(
     gc.disable()
     try:
         if keep is not None:
-            items = filter(keep, items)
+            items = filter(keep, items)  # keep reads raw items: no pod rows converted ahead
+        else:
+            items = model_items(items)
         snap = build_snapshot(itertools.chain(items, extra or []), header)
     finally:
         if enabled:

@@ -2,18 +2,19 @@
 
 Replicas of one workload carry the same spec apart from `nodeName`. The writer emits each distinct
 spec once as a `PodSpecTemplate` item and every pod refers to it by `specTemplate` id, keeping only
-`nodeName` in its own `spec`. The reader expands each pod back to exactly the item that was written
-(a plain dict to every consumer), and marks the expanded spec so the converter can compute the
-spec-derived model fields once per template instead of once per pod: that is where a 150k-pod
-load spends its time.
+`nodeName` in its own `spec`. A pod of the usual shape is written as a row (podrows.py), which
+the loader turns into a Pod without building its dicts. The reader expands every pod back to exactly the item that was written (a plain dict to every
+consumer), and marks the expanded spec so the converter computes the spec-derived model fields
+once per template instead of once per pod: that is where a 150k-pod load spends its time.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import UserError
+from .podrows import LABELSET_KIND, ROW_LEN, LabelSet, RowWriter, expand
 
 API_VERSION = "kubectl-wap/v1alpha1"
 TEMPLATE_KIND = "PodSpecTemplate"
@@ -31,6 +32,7 @@ def _dump(obj: object) -> str:
 def encode(items: Iterable[Any]) -> Iterator[str]:
     """The JSON text of each output line: a template right before the first pod that uses it."""
     ids: dict[str, int] = {}
+    rows = RowWriter()
     for item in items:
         if not isinstance(item, dict) or item.get("kind") != "Pod":
             yield _dump(item)
@@ -46,6 +48,13 @@ def encode(items: Iterable[Any]) -> Iterator[str]:
         if tid is None:
             tid = ids[text] = len(ids)
             yield f'{{"apiVersion":"{API_VERSION}","kind":"{TEMPLATE_KIND}","id":{tid},"spec":{text}}}'
+        found = rows.row(item, spec, tid, _dump)
+        if found is not None:
+            row, define = found
+            if define is not None:
+                yield define
+            yield _dump(row)
+            continue
         pod = {k: v for k, v in item.items() if k != TEMPLATE_REF}  # the key is reserved in v2
         pod["spec"] = {"nodeName": spec["nodeName"]} if "nodeName" in spec else {}
         pod[TEMPLATE_REF] = tid
@@ -110,23 +119,62 @@ class TemplatedSpec(dict):
 
 class Decoder:
     """Turns formatVersion 2 items back into the items that were written. `item` returns None for
-    a template definition (consumed here) and the expanded item otherwise."""
+    a template definition (consumed here) and the expanded item otherwise. With `pod_from_row`
+    (the converter's), `model` returns plain pod rows as Pods and everything else as `item` does."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, pod_from_row: Callable[[list, SpecTemplate, Any], Any] | None = None) -> None:
         self.where = where
         self.templates: dict[int, SpecTemplate] = {}
+        self.labelsets: dict[int, LabelSet] = {}
+        self.pod_from_row = pod_from_row
+
+    def _template(self, ref: Any, n: int) -> SpecTemplate:
+        t = self.templates.get(ref) if type(ref) is int else None
+        if t is None:
+            raise UserError(f"{self.where}item {n}: pod refers to {TEMPLATE_REF} {ref!r}, which is not defined before it")
+        return t
+
+    def _labelset(self, ref: Any, n: int) -> LabelSet:
+        ls = self.labelsets.get(ref)
+        if ls is None:
+            raise UserError(f"{self.where}item {n}: pod row refers to {LABELSET_KIND} {ref!r}, which is not defined before it")
+        return ls
+
+    def model(self, obj: Any, n: int) -> Any:
+        if type(obj) is list and len(obj) == ROW_LEN:
+            labels = obj[4]
+            if type(labels) is int:
+                labels = self._labelset(labels, n)
+            pod = self.pod_from_row(obj, self._template(obj[0], n), labels)  # type: ignore[misc]
+            if pod is not None:
+                return pod
+        return self.item(obj, n)
+
+    def _expand_row(self, row: list, n: int) -> dict:
+        t = self._template(row[0], n)
+        spec = TemplatedSpec(t.spec)
+        node = row[6]
+        if node is not None:
+            dict.__setitem__(spec, "nodeName", node)
+        spec.template = t
+        labels = row[4]
+        if type(labels) is int:
+            labels = self._labelset(labels, n).labels
+        return expand(row, spec, labels)
 
     def item(self, obj: Any, n: int) -> Any:
         if type(obj) is not dict:
+            if type(obj) is list and len(obj) == ROW_LEN:
+                return self._expand_row(obj, n)
+            if type(obj) is list:
+                raise UserError(f"{self.where}item {n}: a pod row has {ROW_LEN} fields, this one {len(obj)}")
             return obj
         kind = obj.get("kind")
         if kind == "Pod":
             ref = obj.pop(TEMPLATE_REF, None)
             if ref is None:
                 return obj  # written inline (its spec was not a map)
-            t = self.templates.get(ref) if type(ref) is int else None
-            if t is None:
-                raise UserError(f"{self.where}item {n}: pod refers to {TEMPLATE_REF} {ref!r}, which is not defined before it")
+            t = self._template(ref, n)
             own = obj.get("spec")
             if not own:
                 spec = TemplatedSpec(t.spec)
@@ -142,6 +190,12 @@ class Decoder:
                 raise UserError(f"{self.where}item {n}: pod spec must be a map, got {type(own).__name__}")
             obj["spec"] = spec
             return obj
+        if kind == LABELSET_KIND and obj.get("apiVersion") == API_VERSION:
+            lid, labels = obj.get("id"), obj.get("labels")
+            if type(lid) is not int or type(labels) is not dict or lid in self.labelsets:
+                raise UserError(f"{self.where}item {n}: {LABELSET_KIND} needs a new integer 'id' and a 'labels' map")
+            self.labelsets[lid] = LabelSet(labels)
+            return None
         if kind == TEMPLATE_KIND and obj.get("apiVersion") == API_VERSION:
             tid, spec = obj.get("id"), obj.get("spec")
             if type(tid) is not int or type(spec) is not dict:
@@ -155,6 +209,12 @@ class Decoder:
     def items(self, items: Iterable[Any]) -> Iterator[Any]:
         for n, obj in enumerate(items):
             out = self.item(obj, n)
+            if out is not None:
+                yield out
+
+    def models(self, items: Iterable[Any]) -> Iterator[Any]:
+        for n, obj in enumerate(items):
+            out = self.model(obj, n)
             if out is not None:
                 yield out
 

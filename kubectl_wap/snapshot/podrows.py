@@ -1,0 +1,109 @@
+"""Pod rows of snapshot formatVersion 2 (see docs/snapshot-format.md and spectemplates.py).
+
+A pod of the usual shape is one JSON array instead of five nested objects:
+
+    [template id, namespace, name, uid, labels, creationTimestamp, nodeName, phase, startTime]
+
+null stands for an absent field. `labels` is a map, or the id of a `LabelSet` item when the same
+set was seen before (replicas share theirs). Timestamps of the API's form
+(`2026-01-01T00:00:00Z`) are integer POSIX seconds, which need no parsing to load. Each encoding
+is used only when decoding gives back exactly the written value; anything else keeps its object
+form. Parsing an array builds no dicts, and the loader turns a row into a Pod directly.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+ROW_LEN = 9
+LABELSET_KIND = "LabelSet"
+_TOP = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_META = frozenset({"name", "namespace", "uid", "labels", "creationTimestamp"})
+_STATUS = frozenset({"phase", "startTime"})
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def format_time(t: int) -> str:
+    """The API string for POSIX seconds `t` (also how the writer checks an encoding is exact)."""
+    return time.strftime(_TIME_FORMAT, time.gmtime(t))
+
+
+def _time(s: Any) -> Any:
+    """POSIX seconds for an API timestamp when that round-trips exactly, else `s` unchanged."""
+    if type(s) is not str or len(s) != 20 or s[19] != "Z":
+        return s
+    try:
+        t = int(datetime.fromisoformat(s).timestamp())
+        return t if format_time(t) == s else s
+    except (ValueError, OverflowError, OSError):
+        return s
+
+
+class LabelSet:
+    """A label map shared by pods; `converted` is the loader's interned copy (filled on first use)."""
+
+    __slots__ = ("labels", "converted")
+
+    def __init__(self, labels: dict) -> None:
+        self.labels = labels
+        self.converted: Any = None
+
+
+class RowWriter:
+    """Encodes pod items as rows; remembers label sets so a repeated one becomes a reference."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()  # label sets written inline once
+        self._ids: dict[str, int] = {}  # label sets defined as LabelSet items
+
+    def row(self, item: dict, spec: dict, tid: int, dump: Any) -> tuple[list, str | None] | None:
+        """(row, LabelSet line to write first or None), or None when the pod needs its object form."""
+        md, st = item.get("metadata"), item.get("status", {})
+        if item.get("apiVersion") != "v1" or not _TOP.issuperset(item) or type(md) is not dict or type(st) is not dict:
+            return None
+        if not _META.issuperset(md) or not _STATUS.issuperset(st) or ("status" in item and not st):
+            return None
+        ns, name, uid, labels = md.get("namespace"), md.get("name"), md.get("uid"), md.get("labels")
+        if type(ns) is not str or type(name) is not str or type(uid) is not str:
+            return None
+        if labels is not None and (type(labels) is not dict or not all(type(k) is str and type(v) is str for k, v in labels.items())):
+            return None
+        rest = (md.get("creationTimestamp"), spec.get("nodeName"), st.get("phase"), st.get("startTime"))
+        if not all(v is None or type(v) is str for v in rest):
+            return None
+        if ("labels" in md and labels is None) or any(v is None and k in d for v, k, d in (
+                (rest[0], "creationTimestamp", md), (rest[1], "nodeName", spec), (rest[2], "phase", st), (rest[3], "startTime", st))):
+            return None  # an explicit null would come back as an absent field
+        define = None
+        ref: Any = labels
+        if labels:
+            text = dump(labels)
+            lid = self._ids.get(text)
+            if lid is None and text in self._seen:
+                lid = self._ids[text] = len(self._ids)
+                define = f'{{"apiVersion":"kubectl-wap/v1alpha1","kind":"{LABELSET_KIND}","id":{lid},"labels":{text}}}'
+            elif lid is None:
+                self._seen.add(text)
+            if lid is not None:
+                ref = lid
+        return [tid, ns, name, uid, ref, _time(rest[0]), rest[1], rest[2], _time(rest[3])], define
+
+
+def expand(row: list, spec: dict, labels: Any) -> dict:
+    """The pod item a row stands for; `spec` is its (expanded) spec, `labels` the resolved map."""
+    _, ns, name, uid, _, created, node, phase, started = row
+    md = {"name": name, "namespace": ns, "uid": uid}
+    if labels is not None:
+        md["labels"] = labels
+    if created is not None:
+        md["creationTimestamp"] = format_time(created) if type(created) is int else created
+    item = {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
+    if phase is not None or started is not None:
+        st = item["status"] = {}
+        if phase is not None:
+            st["phase"] = phase
+        if started is not None:
+            st["startTime"] = format_time(started) if type(started) is int else started
+    return item

@@ -56,3 +56,27 @@ def test_bulk_remove_and_rollback(snap, data):
     s.rollback(cp)
     assert _view(s) == before
     assert s.version > version  # caches keyed on the version never see an old number again
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cluster_strategy(cross=True), st.data())
+def test_remove_by_rebuilding_from_the_kept_pods(snap, data):
+    """remove_pods(gone, keep) rebuilds from the kept pods when they are fewer: same state as
+    pruning, and the same rollback."""
+    a = ClusterState(snap.nodes, snap.pods)
+    b = ClusterState(snap.nodes, snap.pods)
+    before = _view(a)
+    placed = [p for _, p in a.all_pods()]
+    keep = data.draw(st.lists(st.sampled_from(placed), unique_by=lambda p: p.uid, max_size=len(placed) // 2)) if placed else []
+    kept = {p.uid for p in keep}
+    gone = [p for p in placed if p.uid not in kept]
+    cp_a, cp_b = a.checkpoint(), b.checkpoint()
+    a.remove_pods(gone, keep)
+    b.remove_pods(gone)
+    va, vb = _view(a), _view(b)
+    assert va[0] == vb[0] and va[3:] == vb[3:]
+    assert [set(d) for d in va[1]] == [set(d) for d in vb[1]]
+    assert [{k: v for k, v in c.items() if v} for c in va[2]] == [{k: v for k, v in c.items() if v} for c in vb[2]]
+    a.rollback(cp_a)
+    b.rollback(cp_b)
+    assert _view(a) == before == _view(b)

@@ -73,12 +73,10 @@ class ClusterState:
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
-        """Initial placement of every bound pod (no undo record: it is the baseline). One pass
-        over the pods does the maps and collects (node, template) pairs; _add_sums adds them."""
-        node_index, node_pods, where = self.node_index, self.node_pods, self.where
-        tget = self._tids.get
+        """Initial placement of every bound pod (no undo record: it is the baseline)."""
+        node_index = self.node_index
+        placed: list[Pod] = []
         nodes: list[int] = []
-        tids: list[int] = []
         for p in pods:
             nn = p.node_name
             if not nn or p.phase in ("Succeeded", "Failed"):  # not Pod.scheduled
@@ -87,7 +85,17 @@ class ClusterState:
             if idx is None:
                 self.ignored_pods.append(p)
                 continue
+            placed.append(p)
             nodes.append(idx)
+        self._place(placed, nodes)
+
+    def _place(self, pods: list[Pod], nodes: list[int]) -> None:
+        """Add pods on the given nodes without undo records: the maps per pod (the rare pods with
+        host ports or pod affinity through _book), the sums through _add_sums."""
+        node_pods, where = self.node_pods, self.where
+        tget = self._tids.get
+        tids: list[int] = []
+        for p, idx in zip(pods, nodes):
             hit = tget(id(p.requests))
             tids.append(hit[0] if hit is not None and hit[1] == p.nonzero_requests else self._template_id(p))
             if p.host_ports or p.affinity is not None:
@@ -191,18 +199,34 @@ class ClusterState:
         self._log.append((False, pod, idx))
         return idx
 
-    def remove_pods(self, pods: list[Pod]) -> None:
+    def remove_pods(self, pods: list[Pod], keep: list[Pod] | None = None) -> None:
         """Remove many pods at once (preemption's "remove every potential victim").
 
-        Instead of a per-pod undo record, the undo record keeps the state as it was: copies of
-        the pod maps (C-speed dict copies) and of the resource arrays. Rolling it back swaps them
-        back in, so a 100k-pod removal is undone in milliseconds instead of replayed pod by pod."""
-        saved = (
-            self.where.copy(), [d.copy() for d in self.node_pods], self.ports, self.anti_affinity_pods.copy(),
-            self.affinity_pods.copy(), self.requested.copy(), self.nonzero.copy(), self.pod_count.copy(),
-        )
-        self.ports = [c.copy() if c else c for c in self.ports]
-        self._bulk_remove(pods)
+        The undo record keeps the state as it was, so rolling it back swaps the old maps and
+        arrays back in instead of replaying pod by pod. `keep`, when given, must be exactly the
+        other pods in the state; when they are fewer than the removed ones (a high-priority
+        preemptor: most of the cluster is a potential victim), the maps are rebuilt from them
+        instead of copied and pruned."""
+        arrays = (self.requested, self.nonzero, self.pod_count)
+        if keep is not None and len(keep) < len(pods) and len(keep) + len(pods) == len(self.where):
+            saved = (self.where, self.node_pods, self.ports, self.anti_affinity_pods, self.affinity_pods) + arrays
+            where = self.where
+            nodes = [where[p.uid] for p in keep]
+            self.where, self.node_pods = {}, [{} for _ in self.nodes]
+            self.ports = [Counter() for _ in self.nodes]
+            self.anti_affinity_pods, self.affinity_pods = {}, {}
+            self.affinity_version += 1
+            self.requested = np.zeros_like(self.requested)
+            self.nonzero = np.zeros_like(self.nonzero)
+            self.pod_count = np.zeros_like(self.pod_count)
+            self._place(keep, nodes)
+        else:
+            saved = (
+                self.where.copy(), [d.copy() for d in self.node_pods], self.ports, self.anti_affinity_pods.copy(),
+                self.affinity_pods.copy(), *(a.copy() for a in arrays),
+            )
+            self.ports = [c.copy() if c else c for c in self.ports]
+            self._bulk_remove(pods)
         self._log.append((None, saved, -1))
 
     def _bulk_remove(self, pods: list[Pod]) -> None:

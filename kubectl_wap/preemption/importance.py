@@ -6,6 +6,8 @@ as newest); smaller UID of the first pod (PR #140999's deterministic tie-break).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .units import VictimUnit
 
 
@@ -23,4 +25,6 @@ def more_important(a: VictimUnit, b: VictimUnit) -> bool:
 
 def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
     """Most important first."""
+    if all(u.importance is not None for u in units):
+        return sorted(units, key=attrgetter("importance"))  # keys cached by build_units
     return sorted(units, key=importance_key)

@@ -68,46 +68,40 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
     violating: list[VictimUnit] = []
     non_violating: list[VictimUnit] = []
     which: dict[str, list[str]] = {}
-    by_pair, others = index.by_pair, index.others
+    # Matching PDBs per (namespace, labels mapping): pods of one template share their labels
+    # mapping (the converter interns label sets), so each distinct set is matched once. The
+    # mappings stay alive with their pods for the whole call, so their ids are stable.
+    matching: dict[tuple[str, int], list[int]] = {}
     for u in units:
-        if len(u.pods) == 1:
-            # The common case decided inline: no PDB of the pod's namespace can select it (none
-            # tried for every pod, and none indexed under any of its labels).
-            pod = u.pods[0]
-            ns = pod.namespace
-            if not others.get(ns):
-                pairs = by_pair.get(ns)
-                if not pairs:
-                    non_violating.append(u)
-                    continue
-                for kv in pod.labels.items():
-                    if kv in pairs:
-                        break
-                else:
-                    non_violating.append(u)
-                    continue
         count = 0
-        names: list[str] = []
+        names: list[str] | None = None
         for pod in u.pods:
+            key = (pod.namespace, id(pod.labels))
+            cands = matching.get(key)
+            if cands is None:
+                cands = matching[key] = [i for i in index.candidates(pod) if pdb_matches(pdbs[i], pod)]
+            if not cands:
+                continue
             violated = False
-            for i in index.candidates(pod):
+            for i in cands:
                 pdb = pdbs[i]
-                if not pdb_matches(pdb, pod):
-                    continue
                 if pod.name in pdb.disrupted_pods:
                     continue
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
-                    key = f"{pdb.namespace}/{pdb.name}"
-                    if key not in names:
-                        names.append(key)
+                    if names is None:
+                        names = []
+                    name = f"{pdb.namespace}/{pdb.name}"
+                    if name not in names:
+                        names.append(name)
             if violated:
                 count += 1
-        u.violate_count = count
-        if count:
-            violating.append(u)
-            which[u.key] = names
-        else:
+        if not count:
+            u.violate_count = 0
             non_violating.append(u)
+            continue
+        u.violate_count = count
+        violating.append(u)
+        which[u.key] = names or []
     return violating, non_violating, which

@@ -73,46 +73,75 @@ def signature_label_keys(units: list[VictimUnit], valid: list[Assignment]) -> fr
 
 
 def _add_back(
-    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool, sigs: list[int] | None
-) -> tuple[set[int], dict[str, set]]:
+    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int], cycles: bool,
+    groups: list[list[int]] | None,
+) -> tuple[set[int], dict[str, list[int]]]:
     """Put the unit's pods back, with PreFilter AddPod on every assignment's cycle state.
-    Returns (indices of assignments whose cycle data changed, victim uid -> signatures it did
-    not affect). Once AddPod of a victim pod changes nothing for one assignment, it changes
-    nothing for every assignment of the same template signature, so those calls are skipped
-    (they would be no-ops); the skipped set is returned so _take_out skips the same calls."""
+
+    `groups` (fast path) are the indices of the assignments with cross-node cycle data, grouped
+    by template signature: pods with equal signatures react identically to the same victim pod,
+    so when AddPod changes nothing for a group's first assignment it would change nothing for
+    the others, and they are skipped. Returns (indices of assignments whose cycle data changed,
+    victim uid -> the groups skipped for it, which _take_out skips too). Without `groups`
+    (the literal reference) every assignment gets the call, as upstream."""
     st = sched.state
     changed: set[int] = set()
-    unaffected: dict[str, set] = {}
+    unaffected: dict[str, list[int]] = {}
     for p in unit.pods:
         idx = node_of[p.uid]
         st.add_pod(p, idx)
-        if cycles:
-            skip = unaffected[p.uid] = set()
+        if not cycles:
+            continue
+        if groups is None:
             for i, a in enumerate(valid):
-                if not a.cycle.plugins:
-                    continue
-                sig = sigs[i] if sigs is not None else None
-                if sig is not None and sig in skip:
-                    continue
-                if a.cycle.add_pod(st, a.pod, p, idx):  # RunPreFilterExtensionAddPod
+                if a.cycle.plugins and a.cycle.add_pod(st, a.pod, p, idx):  # RunPreFilterExtensionAddPod
                     changed.add(i)
-                elif sig is not None:
-                    skip.add(sig)
+            continue
+        skipped = unaffected[p.uid] = []
+        for g, members in enumerate(groups):
+            a = valid[members[0]]
+            if not a.cycle.add_pod(st, a.pod, p, idx):
+                skipped.append(g)
+                continue
+            changed.add(members[0])
+            for i in members[1:]:
+                b = valid[i]
+                if b.cycle.add_pod(st, b.pod, p, idx):
+                    changed.add(i)
     return changed, unaffected
 
 
 def _take_out(
-    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool, sigs: list[int] | None, unaffected: dict[str, set]
+    sched: Scheduler, unit: VictimUnit, valid: list[Assignment], cycles: bool, groups: list[list[int]] | None,
+    unaffected: dict[str, list[int]],
 ) -> None:
     st = sched.state
     for p in unit.pods:
         idx = st.remove_pod(p)
-        if cycles:
-            skip = unaffected.get(p.uid, set())
-            for i, a in enumerate(valid):
-                if not a.cycle.plugins or (sigs is not None and sigs[i] in skip):
-                    continue
-                a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
+        if not cycles:
+            continue
+        if groups is None:
+            for a in valid:
+                if a.cycle.plugins:
+                    a.cycle.remove_pod(st, a.pod, p, idx)  # RunPreFilterExtensionRemovePod
+            continue
+        skipped = set(unaffected.get(p.uid, ()))
+        for g, members in enumerate(groups):
+            if g in skipped:
+                continue  # AddPod changed nothing there, so RemovePod changes nothing either
+            for i in members:
+                b = valid[i]
+                b.cycle.remove_pod(st, b.pod, p, idx)
+
+
+def signature_groups(valid: list[Assignment], keys: frozenset[str]) -> list[list[int]]:
+    """Indices of the assignments with cross-node cycle data, grouped by template signature
+    (groups in order of first appearance, members in scheduling order)."""
+    by_sig: dict[tuple, list[int]] = {}
+    for i, a in enumerate(valid):
+        if a.cycle.plugins:
+            by_sig.setdefault(template_signature(a.pod, keys), []).append(i)
+    return list(by_sig.values())
 
 
 def _replay(sched: Scheduler, assignments: list[Assignment]) -> ReprieveOutcome:
@@ -163,9 +192,7 @@ def reprieve_in_order(
     all of a large cluster's candidates are."""
     by_node = index_by_node(valid)
     preemptor_cross = preemptor_has_cross_node_terms(valid)
-    sig_ids: dict[tuple, int] = {}
-    keys = signature_label_keys(order, valid)
-    signatures = [sig_ids.setdefault(template_signature(a.pod, keys), len(sig_ids)) for a in valid]
+    groups = signature_groups(valid, signature_label_keys(order, valid)) if fast else None
     touched = set(by_node)
     trivial = fast and not preemptor_cross
     out: list[ReprieveOutcome] = []
@@ -174,7 +201,7 @@ def reprieve_in_order(
             out.append(_FITS)
         else:
             out.append(reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
-                                signatures=signatures))
+                                groups=groups))
     return out
 
 
@@ -186,7 +213,7 @@ def reprieve(
     by_node: dict[int, list[tuple[int, Assignment]]],
     fast: bool = True,
     preemptor_cross: bool = True,
-    signatures: list[int] | None = None,  # template_signature ids per assignment
+    groups: list[list[int]] | None = None,  # signature_groups (fast path)
 ) -> ReprieveOutcome:
     """Try to put `unit` back. On success it stays in the cluster state permanently.
 
@@ -202,8 +229,11 @@ def reprieve(
         # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
         # be put back into the simulated state: no later check looks at those nodes.
         return ReprieveOutcome(True)
-    sigs = signatures if (fast and signatures is not None) else None
-    changed, unaffected = _add_back(sched, unit, valid, node_of, cross, sigs)
+    if not fast:
+        groups = None
+    elif groups is None:
+        groups = signature_groups(valid, signature_label_keys([unit], valid))
+    changed, unaffected = _add_back(sched, unit, valid, node_of, cross, groups)
     if not cross:
         out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])
     elif fast:
@@ -211,7 +241,7 @@ def reprieve(
     else:
         out = _replay(sched, valid)
     if not out.fits:
-        _take_out(sched, unit, valid, cross, sigs, unaffected)
+        _take_out(sched, unit, valid, cross, groups, unaffected)
     return out
 
 

@@ -92,11 +92,15 @@ def highest_all_ancestor(leaf: PodGroup, index: GroupIndex) -> PodGroup | Compos
     return best
 
 
-def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None) -> list[VictimUnit]:
+def build_units(
+    state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
+    keep: list[Pod] | None = None,
+) -> list[VictimUnit]:
     """Every preemption unit among the pods currently in `state`, cluster-wide. Nodes are walked
     in name order and pods in node order; group units are deduplicated by their All ancestor.
     With `below`, only units whose effective priority is lower are built (the potential victims
-    of a preemptor of that priority; the others would be filtered out anyway)."""
+    of a preemptor of that priority; the others would be filtered out anyway), and the pods left
+    out are appended to `keep` when given (ClusterState.remove_pods can rebuild from them)."""
     units: list[VictimUnit] = []
     append = units.append
     done_groups: set[tuple[str, str, str]] = set()
@@ -109,6 +113,8 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
             if not pgn:
                 prio = pod.priority or 0
                 if limit is not None and prio >= limit:
+                    if keep is not None:
+                        keep.append(pod)
                     continue
                 append(_pod_unit(pod, idx, prio, POD_RANK, "", None, ""))
                 continue
@@ -123,6 +129,8 @@ def build_units(state: ClusterState, index: GroupIndex, generic_workload: bool =
                     per_leaf[lk] = hit
             prio, source, leaf, anc = hit
             if limit is not None and prio >= limit:
+                if keep is not None:
+                    keep.append(pod)
                 continue
             if anc is not None:
                 k = (anc.kind, anc.namespace, anc.name)

@@ -142,7 +142,8 @@ def preempt_for_group(
                 return res
 
     # 3. Potential victims: every unit cluster-wide with strictly lower effective priority.
-    potential = build_units(state, index, generic_workload, below=prio)
+    keep: list[Pod] = []
+    potential = build_units(state, index, generic_workload, below=prio, keep=keep)
     if not potential:
         res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
         steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
@@ -156,7 +157,7 @@ def preempt_for_group(
     cp = state.checkpoint()
     node_of = state.where.copy()  # where every pod (each potential victim among them) runs now
     try:
-        state.remove_pods([p for u in potential for p in u.pods])
+        state.remove_pods([p for u in potential for p in u.pods], keep)
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
         after = pgs.run_root(root)
         if after.status.code != SUCCESS:

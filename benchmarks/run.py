@@ -4,9 +4,11 @@ Per size (generated on first use by :mod:`benchmarks.generate`, cached under --o
 measurement runs in a fresh child process so peak RSS belongs to that step alone:
 
 - ``bare``: ``gc.disable(); json.load(gzip.open(list))``, the floor any Python loader pays;
-- ``snapshot``: ``load_snapshot`` of our (stripped) snapshot format;
-- ``e2e``: ``load_snapshot`` of the full ``kubectl get -o json`` List, then ``analyze`` (fast
-  reprieval) for each pending gang. End-to-end for gang g = load(List) + analyze(g);
+- ``snapshot``: ``load_snapshot`` of our snapshot format, then ``analyze`` (fast reprieval) for
+  each pending gang; end-to-end from our format for gang g = load(snapshot) + analyze(g);
+- ``e2e``: the same from the full ``kubectl get -o json`` List (victims asserted equal);
+- ``cli``: the installed ``kubectl-wap whatif ... -s snapshot`` per gang, wall time of the whole
+  process (interpreter start, imports, load, analysis, table rendering);
 - ``literal`` (once, not repeated: it is slow): ``analyze(..., fast=False)`` for each gang, under a
   per-gang time limit, asserting the same outcome and the same victims as the fast path.
 
@@ -44,19 +46,27 @@ def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float
         with gzip.open(meta["list_path"]) as f:
             doc = json.load(f)
         out = {"bare_s": time.perf_counter() - t, "items": len(doc["items"])}
-    elif mode == "snapshot":
-        from kubectl_wap.snapshot.files import load_snapshot
-
-        t = time.perf_counter()
-        snap = load_snapshot(meta["snapshot_path"])
-        out = {"load_snapshot_s": time.perf_counter() - t, "pods": len(snap.pods)}
+    elif mode == "cli":
+        # The user's end-to-end: the installed console script, table output, one process per gang.
+        out = {"cli_s": {}}
+        exe = os.path.join(os.path.dirname(sys.executable), "kubectl-wap")
+        cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "kubectl_wap.cli"]
+        for g in meta["gangs"]:
+            t = time.perf_counter()
+            subprocess.run(cmd + ["whatif", "podgroup", g["name"], "-n", g["namespace"], "-s", meta["snapshot_path"]],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            out["cli_s"][g["name"]] = time.perf_counter() - t
+        out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return out
     else:
         from kubectl_wap.preemption.analyze import analyze
         from kubectl_wap.snapshot.files import load_snapshot
 
+        # snapshot: our format (the literal comparison reads it too); e2e: the kubectl List.
+        key, path = ("load_list_s", meta["list_path"]) if mode == "e2e" else ("load_snapshot_s", meta["snapshot_path"])
         t = time.perf_counter()
-        snap = load_snapshot(meta["list_path"])
-        out = {"load_list_s": time.perf_counter() - t, "pods": len(snap.pods), "analyze_s": {}, "outcome": {}, "victims": {}}
+        snap = load_snapshot(path)
+        out = {key: time.perf_counter() - t, "pods": len(snap.pods), "analyze_s": {}, "outcome": {}, "victims": {}}
         fast_victims = {}
 
         def alarm(*_):
@@ -116,7 +126,7 @@ def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float, analyze_t
 def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool = True, literal_timeout: float = 300.0,
           gen_kw: dict | None = None, analyze_timeout: float = 0) -> dict:
     meta = ensure(size, out_dir, **(gen_kw or {}))
-    runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": []}
+    runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": [], "cli": []}
     for _ in range(repeat):
         for mode in runs:
             runs[mode].append(_spawn(mode, size, out_dir, literal_timeout, analyze_timeout))
@@ -131,18 +141,23 @@ def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool 
         "load_snapshot_s": med(r["load_snapshot_s"] for r in runs["snapshot"]),
         "snapshot_rss_mb": max(r["maxrss_mb"] for r in runs["snapshot"]),
         "load_list_s": med(r["load_list_s"] for r in runs["e2e"]), "e2e_rss_mb": max(r["maxrss_mb"] for r in runs["e2e"]),
+        "cli_rss_mb": max(r["maxrss_mb"] for r in runs["cli"]),
         "gangs": {},
     }
     for g in gangs:
-        done = [r for r in runs["e2e"] if r["analyze_s"][g] is not None]
-        if not done:
+        done = [r for r in runs["snapshot"] if r["analyze_s"][g] is not None]
+        done_list = [r for r in runs["e2e"] if r["analyze_s"][g] is not None]
+        if not done or not done_list:
             res["gangs"][g] = {"outcome": f"timeout>{analyze_timeout:.0f}s", "victim_units": None, "victim_pods": None,
-                               "analyze_s": None, "e2e_s": None, "ratio_a": None}
+                               "analyze_s": None, "e2e_s": None, "ratio_a": None, "e2e_snapshot_s": None, "cli_s": None}
             continue
         a = med(r["analyze_s"][g] for r in done)
-        e2e = med(r["load_list_s"] + r["analyze_s"][g] for r in done)
-        row = {"outcome": runs["e2e"][0]["outcome"][g], "victim_units": runs["e2e"][0]["victims"][g][0],
-               "victim_pods": runs["e2e"][0]["victims"][g][1], "analyze_s": a, "e2e_s": e2e, "ratio_a": e2e / res["bare_s"]}
+        e2e = med(r["load_list_s"] + r["analyze_s"][g] for r in done_list)
+        row = {"outcome": runs["snapshot"][0]["outcome"][g], "victim_units": runs["snapshot"][0]["victims"][g][0],
+               "victim_pods": runs["snapshot"][0]["victims"][g][1], "analyze_s": a, "e2e_s": e2e, "ratio_a": e2e / res["bare_s"],
+               "e2e_snapshot_s": med(r["load_snapshot_s"] + r["analyze_s"][g] for r in done),
+               "cli_s": med(r["cli_s"][g] for r in runs["cli"])}
+        assert runs["e2e"][0]["victims"][g] == runs["snapshot"][0]["victims"][g], f"List and snapshot disagree for {g}"
         if lit is not None:
             ls = lit["literal_s"].get(g)
             row["literal_s"] = ls
@@ -160,22 +175,33 @@ def _fmt(v, spec=".2f") -> str:
 
 def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
     file = file or sys.stdout
-    print("\nLoad (median, seconds; RSS = peak of that child process, MB)", file=file)
+    print("\nLoad (median, seconds; RSS = peak of that child process, MB; snap RSS includes the three analyses)", file=file)
     print(f"{'size':4} {'nodes':>6} {'pods':>7} {'List gz/raw MB':>15} {'snap gz MB':>10} {'bare json':>9} {'bare RSS':>8} "
-          f"{'load snap':>9} {'snap RSS':>8} {'load List':>9} {'e2e RSS':>8} {'gen s':>7}", file=file)
+          f"{'load snap':>9} {'snap RSS':>8} {'load List':>9} {'List RSS':>8} {'CLI RSS':>8} {'gen s':>7}", file=file)
     for r in results:
         print(f"{r['size']:4} {r['nodes']:>6} {r['pods']:>7} {r['list_mb_gz']:>7.1f}/{r['list_mb_raw']:<7.0f} {r['snapshot_mb_gz']:>10.1f} "
               f"{r['bare_s']:>9.2f} {r['bare_rss_mb']:>8.0f} {r['load_snapshot_s']:>9.2f} {r['snapshot_rss_mb']:>8.0f} "
-              f"{r['load_list_s']:>9.2f} {r['e2e_rss_mb']:>8.0f} {r['generate_s']:>7.1f}", file=file)
-    print(f"\nAnalysis per pending gang (median s); e2e = load List + analyze; (a) = e2e / bare json.load; "
+              f"{r['load_list_s']:>9.2f} {r['e2e_rss_mb']:>8.0f} {r.get('cli_rss_mb', 0):>8.0f} {r['generate_s']:>7.1f}", file=file)
+    print(f"\nAnalysis per pending gang (median s). e2e snap = load snapshot + analyze; CLI = `kubectl-wap whatif -s snapshot` "
+          f"wall time (process start to exit, table output); e2e List = load List + analyze; (a) = e2e List / bare json.load; "
           f"(b) = literal / fast (literal once, limit {literal_timeout:.0f}s)", file=file)
-    print(f"{'size':4} {'gang':10} {'outcome':14} {'victims u/p':>11} {'analyze':>8} {'e2e':>8} {'(a)':>6} {'literal':>8} {'(b)':>6} same", file=file)
+    print(f"{'size':4} {'gang':10} {'outcome':9} {'victims u/p':>11} {'analyze':>8} {'e2e snap':>8} {'CLI':>6} {'e2e List':>8} {'(a)':>5} "
+          f"{'literal':>8} {'(b)':>6} same", file=file)
     for r in results:
         for g, x in r["gangs"].items():
             lit = x.get("literal_s")
             lit_s = _fmt(lit) if lit is not None else (f">{literal_timeout:.0f}" if "literal_s" in x else "-")
-            print(f"{r['size']:4} {g:10} {x['outcome']:14} {_fmt(x['victim_units'], 'd'):>5}/{_fmt(x['victim_pods'], 'd'):<5} "
-                  f"{_fmt(x['analyze_s'], '.3f'):>8} {_fmt(x['e2e_s']):>8} {_fmt(x['ratio_a']):>6} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+            print(f"{r['size']:4} {g:10} {x['outcome']:9} {_fmt(x['victim_units'], 'd'):>5}/{_fmt(x['victim_pods'], 'd'):<5} "
+                  f"{_fmt(x['analyze_s'], '.3f'):>8} {_fmt(x.get('e2e_snapshot_s')):>8} {_fmt(x.get('cli_s')):>6} {_fmt(x['e2e_s']):>8} "
+                  f"{_fmt(x['ratio_a']):>5} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+    if len(results) > 1:
+        print("\nScaling: microseconds per pod (a flat column means linear cost in pods for a fixed gang size)", file=file)
+        gangs = list(results[0]["gangs"])
+        print(f"{'size':4} {'pods':>7} {'load snap':>9} {'load List':>9} " + " ".join(f"{'an. ' + g:>14}" for g in gangs), file=file)
+        for r in results:
+            per = 1e6 / r["pods"]
+            cells = " ".join(f"{_fmt(r['gangs'][g]['analyze_s'] * per if r['gangs'][g]['analyze_s'] else None, '.1f'):>14}" for g in gangs)
+            print(f"{r['size']:4} {r['pods']:>7} {r['load_snapshot_s'] * per:>9.1f} {r['load_list_s'] * per:>9.1f} {cells}", file=file)
 
 
 def show(size: str, out_dir: str = DEFAULT_OUT, literal_timeout: float = 300.0) -> None:

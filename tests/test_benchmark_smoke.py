@@ -54,6 +54,10 @@ def test_runner_end_to_end(tiny, capsys):
     assert "gang-8" in out and "gang-16" in out
     assert res["gangs"]["gang-8"]["literal_same"] is True
     assert res["bare_s"] > 0 and res["e2e_rss_mb"] > 0
+    g8 = res["gangs"]["gang-8"]
+    assert g8["cli_s"] > 0 and g8["e2e_snapshot_s"] >= g8["analyze_s"] > 0  # the CLI ran once per gang
+    run.print_table([res, res], 60)
+    assert "Scaling: microseconds per pod" in capsys.readouterr().out
 
 
 def _duplicate_keys(g: generate.Gen) -> list[tuple[str, str, str]]:

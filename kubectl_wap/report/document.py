@@ -56,13 +56,24 @@ def _victims(res: Result) -> list[dict[str, Any]]:
     return out
 
 
-def _reprieved(v: UnitVerdict) -> dict[str, Any]:
-    return {
-        "unit": unit_ref(v.unit),
-        "pods": [_pod_ref(p, p.node_name) for p in v.unit.pods],
-        "violatesPDB": v.violates_pdb,
-        "reason": v.reason,
-    }
+def _reprieved(verdicts: list[UnitVerdict]) -> list[dict[str, Any]]:
+    """The spared units: on a large cluster ~100k of them, so built in one loop without helper
+    calls (the same fields unit_ref and _pod_ref give)."""
+    out = []
+    append = out.append
+    for v in verdicts:
+        u = v.unit
+        ref = {"kind": u.kind, "namespace": u.namespace, "name": u.name, "disruptionMode": u.disruption_mode or None,
+               "priority": u.priority, "pods": len(u.pods)}
+        if u.group:
+            ref["podGroup"] = u.group
+        append({
+            "unit": ref,
+            "pods": [{"namespace": p.namespace, "name": p.name, "node": p.node_name} for p in u.pods],
+            "violatesPDB": v.violates_pdb,
+            "reason": v.reason,
+        })
+    return out
 
 
 def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any]:
@@ -91,7 +102,7 @@ def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any
             {"unit": unit_ref(v.unit), "pods": [_pod_ref(p, p.node_name) for p in v.unit.pods], "violatesPDB": v.violates_pdb, "reason": v.reason}
             for v in res.victims
         ],
-        "reprieved": [_reprieved(v) for v in res.reprieved],
+        "reprieved": _reprieved(res.reprieved),
         "summary": {
             "victimPods": sum(len(v.unit.pods) for v in res.victims),
             "victimUnits": len(res.victims),

@@ -6,6 +6,7 @@ cluster) ends here, so a live read and a saved snapshot give the same model.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from datetime import datetime
 from fractions import Fraction
@@ -36,6 +37,7 @@ from ..model import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
     new_pod,
+    positional_constructor,
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
@@ -363,6 +365,10 @@ def _shared(kind: str, raw: Any, build: Any, what: str) -> Any:
     return hit
 
 
+def _affinity_shared(v: Any, _what: str) -> Affinity | None:
+    return _affinity(v)
+
+
 def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
     return tuple(
         Toleration(
@@ -403,8 +409,9 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
             hp = _int(p.get("hostPort"), f"{what}: hostPort", 0) or 0
             if hp > 0:
                 host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
-    tols = _shared("tolerations", spec.get("tolerations"), _tolerations, what)
-    tscs = _shared("topologySpreadConstraints", spec.get("topologySpreadConstraints"), _spread, what)
+    # An absent (or empty/falsy) stanza converts to () / None: skip the helpers for it.
+    tols = _shared("tolerations", spec.get("tolerations"), _tolerations, what) if spec.get("tolerations") else ()
+    tscs = _shared("topologySpreadConstraints", spec.get("topologySpreadConstraints"), _spread, what) if spec.get("topologySpreadConstraints") else ()
     pgn = _d(spec.get("schedulingGroup")).get("podGroupName")
     volumes = _l(spec.get("volumes"))
     first = (
@@ -416,16 +423,17 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
         (nzi.get("cpu", 0), nzi.get("memory", 0)),
         tuple(host_ports),
         _labels(spec.get("nodeSelector")),
-        _shared("affinity", spec.get("affinity"), lambda v, _w: _affinity(v), what),
+        _shared("affinity", spec.get("affinity"), _affinity_shared, what) if spec.get("affinity") else None,
         tols,
         tscs,
         _intern(pgn) if isinstance(pgn, str) and pgn else None,
     )
+    gates = _l(spec.get("schedulingGates"))
     last = (
-        tuple(_str(_d(c).get("image")) for c in _l(spec.get("containers"))),
-        any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
+        tuple([_str(_d(c).get("image")) for c in _l(spec.get("containers"))]),
+        bool(volumes) and any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
         bool(_l(spec.get("resourceClaims"))),
-        tuple(_str(_d(g).get("name")) for g in _l(spec.get("schedulingGates"))),
+        tuple([_str(_d(g).get("name")) for g in gates]) if gates else (),
     )
     return first, last
 
@@ -609,9 +617,9 @@ def _topology_keys(spec: dict) -> tuple[str, ...]:
     return tuple(_str(_d(t).get("key")) for t in _l(_d(spec.get("schedulingConstraints")).get("topology")))
 
 
-def _group_fields(obj: dict, kind: str, count_field: str) -> dict[str, Any]:
-    """The fields PodGroup and CompositePodGroup share; `count_field` is gang.minCount or
-    gang.minGroupCount (returned under "count")."""
+def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
+    """The fields PodGroup and CompositePodGroup share, in _GROUP_FIELDS order; `count_field` is
+    gang.minCount or gang.minGroupCount."""
     ns, name, uid = _meta(obj, kind, True)
     what = f"{kind.lower()} {ns}/{name}"
     md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
@@ -623,32 +631,42 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> dict[str, Any]:
             raise ObjectError(f"{what}: spec.schedulingPolicy.gang.{count_field}: must be greater than or equal to 1")
     else:
         policy, count = "basic", 1
-    return dict(
-        namespace=ns,
-        name=name,
-        uid=uid or f"{ns}/{name}",
-        policy=policy,
-        count=count,
-        disruption_mode=_disruption_mode(spec),
-        parent=_str(spec.get("parentCompositePodGroupName")) or None,
-        priority=_int(spec.get("priority"), f"{what}: spec.priority"),
-        priority_class_name=_str(spec.get("priorityClassName")),
-        preemption_policy=_str(spec.get("preemptionPolicy")) or None,
-        topology_keys=_topology_keys(spec),
-        creation_timestamp=parse_time(md.get("creationTimestamp")),
+    return (  # the order of _GROUP_FIELDS
+        ns,
+        name,
+        uid or f"{ns}/{name}",
+        policy,
+        count,
+        _disruption_mode(spec),
+        _str(spec.get("parentCompositePodGroupName")) or None,
+        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _str(spec.get("priorityClassName")),
+        _str(spec.get("preemptionPolicy")) or None,
+        _topology_keys(spec),
+        parse_time(md.get("creationTimestamp")),
     )
 
 
 def pod_group_from(obj: dict) -> PodGroup:
+    # positional, in field order (10k PodGroups at L; see model.positional_constructor)
     f = _group_fields(obj, "PodGroup", "minCount")
-    f["min_count"] = f.pop("count")
-    return PodGroup(**f, uses_resource_claims=bool(_l(_d(obj.get("spec")).get("resourceClaims"))))
+    return _new_pod_group(*f, bool(_l(_d(obj.get("spec")).get("resourceClaims"))), False)
 
 
 def composite_pod_group_from(obj: dict) -> CompositePodGroup:
-    f = _group_fields(obj, "CompositePodGroup", "minGroupCount")
-    f["min_group_count"] = f.pop("count")
-    return CompositePodGroup(**f)
+    return _new_composite_pod_group(*_group_fields(obj, "CompositePodGroup", "minGroupCount"), False)
+
+
+_new_pod_group = positional_constructor(PodGroup)
+_new_composite_pod_group = positional_constructor(CompositePodGroup)
+# What _group_fields returns, in order: the leading fields of both classes ("count" is
+# min_count / min_group_count). Checked at import so a model change cannot shift them silently.
+_GROUP_FIELDS = ("namespace", "name", "uid", "policy", "count", "disruption_mode", "parent", "priority",
+                 "priority_class_name", "preemption_policy", "topology_keys", "creation_timestamp")
+for _cls, _count, _tail in ((PodGroup, "min_count", ("uses_resource_claims", "priority_admitted")),
+                            (CompositePodGroup, "min_group_count", ("priority_admitted",))):
+    if tuple(f.name for f in dataclasses.fields(_cls)) != tuple(_count if k == "count" else k for k in _GROUP_FIELDS) + _tail:
+        raise RuntimeError(f"convert: {_cls.__name__} fields changed; update _group_fields")
 
 
 def priority_class_from(obj: dict) -> PriorityClass:

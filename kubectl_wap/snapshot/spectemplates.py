@@ -141,11 +141,14 @@ class Decoder:
         return ls
 
     def model(self, obj: Any, n: int) -> Any:
-        if type(obj) is list and len(obj) == ROW_LEN:
-            labels = obj[4]
+        if type(obj) is list and len(obj) == ROW_LEN:  # once per pod: lookups inline
+            ref, labels = obj[0], obj[4]
+            t = self.templates.get(ref) if type(ref) is int else None
+            if t is None:
+                t = self._template(ref, n)  # raises
             if type(labels) is int:
                 labels = self._labelset(labels, n)
-            pod = self.pod_from_row(obj, self._template(obj[0], n), labels)  # type: ignore[misc]
+            pod = self.pod_from_row(obj, t, labels)  # type: ignore[misc]
             if pod is not None:
                 return pod
         return self.item(obj, n)

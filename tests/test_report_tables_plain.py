@@ -31,3 +31,21 @@ def test_long_tables_use_the_plain_layout(monkeypatch):
     tables._print_table(console, "T", ["UNIT", "KIND"], rows, False)
     assert f.getvalue() == tables._plain_table("T", ["UNIT", "KIND"], rows, False)
     assert f.getvalue() == _rich("T", ["UNIT", "KIND"], rows, False)
+
+
+def test_table_is_the_same_from_the_placement_only_document():
+    """The CLI builds the table's document with only the spared units on the placement's nodes;
+    the rendering must not change (the hidden count comes from the summary)."""
+    from kubectl_wap.preemption.analyze import analyze
+    from kubectl_wap.report.document import to_document
+    from kubectl_wap.snapshot.files import load_demo
+
+    res = analyze(load_demo(), "podgroup", "ml", "job-1")
+    full, short = to_document(res), to_document(res, spared_on_placement_only=True)
+    assert len(short["reprieved"]) < len(full["reprieved"])  # the demo spares units elsewhere too
+    outs = []
+    for doc in (full, short):
+        f = io.StringIO()
+        tables.render_whatif(doc, Console(file=f, width=200, color_system=None), err=Console(file=io.StringIO()))
+        outs.append(f.getvalue())
+    assert outs[0] == outs[1] and "more candidate unit(s) on other nodes were spared" in outs[0]

@@ -76,8 +76,15 @@ def _reprieved(verdicts: list[UnitVerdict]) -> list[dict[str, Any]]:
     return out
 
 
-def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any]:
+def to_document(res: Result, source: str = "", gates: str = "", spared_on_placement_only: bool = False) -> dict[str, Any]:
+    """The report. `spared_on_placement_only` lists only the spared units that share a node with
+    the placement (what the default table shows; summary.reprievedUnits still counts all): an
+    internal shortcut for rendering, never for -o json/yaml."""
     pre = res.preemptor
+    spared = res.reprieved
+    if spared_on_placement_only:
+        placed = {n for _, n in res.placements}
+        spared = [v for v in spared if any(p.node_name in placed for p in v.unit.pods)]
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "WhatIfReport",
@@ -102,7 +109,7 @@ def to_document(res: Result, source: str = "", gates: str = "") -> dict[str, Any
             {"unit": unit_ref(v.unit), "pods": [_pod_ref(p, p.node_name) for p in v.unit.pods], "violatesPDB": v.violates_pdb, "reason": v.reason}
             for v in res.victims
         ],
-        "reprieved": _reprieved(res.reprieved),
+        "reprieved": _reprieved(spared),
         "summary": {
             "victimPods": sum(len(v.unit.pods) for v in res.victims),
             "victimUnits": len(res.victims),

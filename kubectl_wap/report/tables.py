@@ -139,15 +139,16 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
             else:
                 rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), "", chosen])
         _print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
-    if doc["reprieved"]:
+    if doc["summary"]["reprievedUnits"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}
         shown = doc["reprieved"]
         if not wide:
             # Without -o wide, show the spared units that shared a node with the preemptor's
-            # placement (the interesting decisions); count the rest.
+            # placement (the interesting decisions); count the rest. (The CLI may have listed
+            # only those in the document already: to_document(spared_on_placement_only).)
             shown = [v for v in shown if placed_nodes & {p["node"] for p in v["pods"]}]
-        hidden = len(doc["reprieved"]) - len(shown)
+        hidden = doc["summary"]["reprievedUnits"] - len(shown)
         for v in shown:
             u = v["unit"]
             row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),

@@ -44,7 +44,7 @@ def _table(title: str | None, headers: list[str], rows: list[list[Any]], no_head
 # Tables longer than this are laid out by _plain_table instead of rich: rich's per-cell
 # measuring costs ~0.1 ms a cell, seconds for the tens of thousands of rows a 5,000-node cluster
 # gives. The layout is the same (rich's SIMPLE box), except that long cells never wrap.
-_PLAIN_ROWS = 300
+_PLAIN_ROWS = 100
 
 
 def _plain_table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> str:

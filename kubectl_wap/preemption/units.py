@@ -6,6 +6,7 @@ Mirrors preemption/types.go `getCrossNodesVictims`, `getHighestAllAncestor`, `Ne
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from ..framework.groups import GroupIndex, group_priority
@@ -28,7 +29,7 @@ class VictimUnit:
     group: str | None = None  # for a pod unit: the PodGroup the pod belongs to, if any
     source: str = ""  # which object the priority came from ("" = the pod itself)
     violate_count: int = 0  # PDB-violating pods (set by pdb classification)
-    nodes: set[int] = field(default_factory=set)
+    nodes: AbstractSet[int] = field(default_factory=set)  # node indices of its pods (never mutated)
     # Caches filled by build_units (None: compute on use): whether a pod carries required pod
     # anti-affinity (a cross-node term for reprieval), and the importance sort key.
     anti_affinity: bool | None = None
@@ -61,11 +62,21 @@ def _anti(pod: Pod) -> bool:
     return a is not None and bool(a.pod_anti_affinity_required)
 
 
-def _pod_unit(pod: Pod, idx: int, prio: int, rank: int, mode: str, group: str | None, source: str) -> VictimUnit:
+# One shared, immutable node set per node for the single-pod units on it.
+_NODE_SETS: list[frozenset[int]] = []
+
+
+def _node_set(idx: int) -> frozenset[int]:
+    while len(_NODE_SETS) <= idx:
+        _NODE_SETS.append(frozenset((len(_NODE_SETS),)))
+    return _NODE_SETS[idx]
+
+
+def _pod_unit(pod: Pod, nodes: frozenset[int], prio: int, rank: int, mode: str, group: str | None, source: str) -> VictimUnit:
     """A single-pod unit with its caches filled (the hot path: most victims are single pods)."""
     st = pod.start_time
     return VictimUnit(
-        "Pod", pod.namespace, pod.name, [pod], prio, rank, mode, group, source, 0, {idx},
+        "Pod", pod.namespace, pod.name, [pod], prio, rank, mode, group, source, 0, nodes,
         _anti(pod) if pod.affinity is not None else False,
         (-prio, -rank, -1, _INF if st is None else st, pod.uid),
     )
@@ -108,6 +119,7 @@ def build_units(
     per_leaf: dict[tuple[str, str], tuple] = {}
     limit = below
     for idx, on_node in enumerate(state.node_pods):
+        here = _node_set(idx)
         for pod in on_node.values():
             pgn = pod.pod_group_name if generic_workload else None
             if not pgn:
@@ -116,7 +128,13 @@ def build_units(
                     if keep is not None:
                         keep.append(pod)
                     continue
-                append(_pod_unit(pod, idx, prio, POD_RANK, "", None, ""))
+                # _pod_unit inlined: this line runs for most of a large cluster's pods.
+                st = pod.start_time
+                append(VictimUnit(
+                    "Pod", pod.namespace, pod.name, [pod], prio, POD_RANK, "", None, "", 0, here,
+                    _anti(pod) if pod.affinity is not None else False,
+                    (-prio, -POD_RANK, -1, _INF if st is None else st, pod.uid),
+                ))
                 continue
             lk = (pod.namespace, pgn)
             hit = per_leaf.get(lk)
@@ -161,6 +179,6 @@ def build_units(
                     continue
                 # Fallback: no scheduled pods resolvable -> a single-pod victim.
             # A single pod; a member of a group gets the PodGroup rank (upstream TODO in NewPodVictim).
-            append(_pod_unit(pod, idx, prio, PODGROUP_RANK, leaf.disruption_mode if leaf is not None else "",
+            append(_pod_unit(pod, here, prio, PODGROUP_RANK, leaf.disruption_mode if leaf is not None else "",
                              leaf.name if leaf is not None else pgn, source))
     return units

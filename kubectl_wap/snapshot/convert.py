@@ -36,7 +36,7 @@ from ..model import (
     Toleration,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
-    new_pod,
+    new_pod_from_runs,
     positional_constructor,
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
@@ -482,21 +482,21 @@ def pod_from(obj: dict) -> Pod:
     else:
         phase, started, disruption, nominated = "Pending", None, False, ""
     deleted = md.get("deletionTimestamp")
-    # Positional, in Pod's field order (new_pod skips the frozen __init__'s per-field setattr).
-    return new_pod(
+    # Positional, in Pod's field order (new_pod_from_runs skips the frozen __init__'s per-field setattr).
+    return new_pod_from_runs(
         ns,
         name,
         uid or f"{ns}/{name}",
         labels,
         node,
-        *f[0],
+        f[0],
         phase,
         started,
         parse_time(md.get("creationTimestamp")),
         parse_time(deleted) if deleted else None,
         disruption,
         nominated,
-        *f[1],
+        f[1],
     )
 
 
@@ -559,20 +559,20 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     f = template.fields
     if f is None:
         f = template.fields = _spec_fields(template.spec, f"pod {ns}/{name}")
-    return new_pod(
+    return new_pod_from_runs(
         ns,
         name,
         uid or f"{ns}/{name}",
         labels,
         _intern(node) if node else "",
-        *f[0],
+        f[0],
         phase or "Pending",
         started,
         created,
         None,
         False,
         "",
-        *f[1],
+        f[1],
     )
 
 

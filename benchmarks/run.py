@@ -190,10 +190,15 @@ def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
     for r in results:
         for g, x in r["gangs"].items():
             lit = x.get("literal_s")
-            lit_s = _fmt(lit) if lit is not None else (f">{literal_timeout:.0f}" if "literal_s" in x else "-")
+            timed_out = lit is None and "literal_s" in x
+            lit_s = _fmt(lit) if lit is not None else (f">{literal_timeout:.0f}" if timed_out else "-")
+            ratio_b = _fmt(x.get("ratio_b"), ".1f")
+            if timed_out and x.get("analyze_s"):
+                ratio_b = f">{literal_timeout / x['analyze_s']:.0f}"  # a lower bound: the literal run was cut off
+            same = x.get("literal_same")
             print(f"{r['size']:4} {g:10} {x['outcome']:9} {_fmt(x['victim_units'], 'd'):>5}/{_fmt(x['victim_pods'], 'd'):<5} "
                   f"{_fmt(x['analyze_s'], '.3f'):>8} {_fmt(x.get('e2e_snapshot_s')):>8} {_fmt(x.get('cli_s')):>6} {_fmt(x['e2e_s']):>8} "
-                  f"{_fmt(x['ratio_a']):>5} {lit_s:>8} {_fmt(x.get('ratio_b'), '.1f'):>6} {x.get('literal_same', '-')}", file=file)
+                  f"{_fmt(x['ratio_a']):>5} {lit_s:>8} {ratio_b:>6} {'-' if same is None else same}", file=file)
     if len(results) > 1:
         print("\nScaling: microseconds per pod (a flat column means linear cost in pods for a fixed gang size)", file=file)
         gangs = list(results[0]["gangs"])
@@ -204,10 +209,13 @@ def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
             print(f"{r['size']:4} {r['pods']:>7} {r['load_snapshot_s'] * per:>9.1f} {r['load_list_s'] * per:>9.1f} {cells}", file=file)
 
 
-def show(size: str, out_dir: str = DEFAULT_OUT, literal_timeout: float = 300.0) -> None:
-    """Print the table of a finished run from <out>/results-<size>.json."""
-    with open(os.path.join(out_dir, f"results-{size}.json")) as f:
-        print_table([json.load(f)["summary"]], literal_timeout)
+def show(sizes: list[str], out_dir: str = DEFAULT_OUT, literal_timeout: float = 300.0) -> None:
+    """Print the tables of finished runs from <out>/results-<size>.json."""
+    results = []
+    for size in sizes:
+        with open(os.path.join(out_dir, f"results-{size}.json")) as f:
+            results.append(json.load(f)["summary"])
+    print_table(results, literal_timeout)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -218,8 +226,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-literal", action="store_true", help="skip the literal-reprieval comparison (ratio b)")
     ap.add_argument("--literal-timeout", type=float, default=300.0, help="seconds per gang for the literal run")
     ap.add_argument("--analyze-timeout", type=float, default=0, help="seconds per gang for the fast analysis (0: no limit)")
+    ap.add_argument("--show", action="store_true", help="only print the tables of the cached results (<out>/results-<size>.json)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.show:
+        show(list(SIZES) if a.size == "all" else [a.size], a.out, a.literal_timeout)
+        return
     if a.child:
         meta = ensure(a.size, a.out)
         print(json.dumps(_child(a.child, meta, a.literal_timeout, a.analyze_timeout)))

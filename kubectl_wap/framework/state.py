@@ -73,20 +73,15 @@ class ClusterState:
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
-        """Initial placement of every bound pod (no undo record: it is the baseline)."""
-        node_index = self.node_index
-        placed: list[Pod] = []
-        nodes: list[int] = []
-        for p in pods:
-            nn = p.node_name
-            if not nn or p.phase in ("Succeeded", "Failed"):  # not Pod.scheduled
-                continue
-            idx = node_index.get(nn)
-            if idx is None:
-                self.ignored_pods.append(p)
-                continue
-            placed.append(p)
-            nodes.append(idx)
+        """Initial placement of every bound pod (no undo record: it is the baseline). Written as
+        comprehensions: this runs over every pod of the cluster once per analysis."""
+        placed = [p for p in pods if p.node_name and p.phase not in ("Succeeded", "Failed")]  # Pod.scheduled
+        get = self.node_index.get
+        nodes = [get(p.node_name) for p in placed]
+        if None in nodes:  # bound to a node the snapshot does not have
+            self.ignored_pods.extend(p for p, i in zip(placed, nodes) if i is None)
+            placed = [p for p, i in zip(placed, nodes) if i is not None]
+            nodes = [i for i in nodes if i is not None]
         self._place(placed, nodes)
 
     def _place(self, pods: list[Pod], nodes: list[int]) -> None:

@@ -181,14 +181,19 @@ def preempt_for_group(
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
+        candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):
-            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
-            if not out.fits and out.failed is not None:
-                v.failed_pod = out.failed.pod
-                v.failed_node = state.nodes[out.failed.node].name
-                v.failed_status = out.status
-            res.candidates.append(v)
-            (res.reprieved if out.fits else res.victims).append(v)
+            if out.fits:
+                v = UnitVerdict(u, i, True, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
+                reprieved.append(v)
+            else:
+                v = UnitVerdict(u, i, False, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
+                if out.failed is not None:
+                    v.failed_pod = out.failed.pod
+                    v.failed_node = state.nodes[out.failed.node].name
+                    v.failed_status = out.status
+                victims.append(v)
+            candidates.append(v)
         steps.extend(_reprieve_steps(res.candidates))
         res.num_pdb_violations = sum(v.unit.violate_count for v in res.victims)
     finally:

@@ -263,7 +263,8 @@ class ClusterState:
         """Row of the pod's (requests, non-zero requests) in the template table. Pods of one
         template share their requests mapping (the converter caches it), so the table has one
         row per distinct template and the per-pod cost is one dict lookup by the mapping's id
-        (_bulk_add, _bulk_remove); a mapping shared by pods with different non-zero requests falls back here."""
+        (_place, _bulk_remove); a mapping shared by pods with different non-zero requests falls
+        back here."""
         nz = pod.nonzero_requests
         key = (id(pod.requests), nz[0], nz[1])
         t = self._tids_full.get(key)

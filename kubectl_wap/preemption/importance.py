@@ -19,10 +19,6 @@ def importance_key(u: VictimUnit) -> tuple:
     return k
 
 
-def more_important(a: VictimUnit, b: VictimUnit) -> bool:
-    return importance_key(a) < importance_key(b)
-
-
 def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
     """Most important first."""
     if all(u.importance is not None for u in units):

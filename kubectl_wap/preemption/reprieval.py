@@ -9,10 +9,13 @@ if every pod still fits the unit stays (spared), otherwise it is taken out again
 Two implementations, proven equal by tests/test_reprieval_equivalence.py:
 - `literal`: replays every assignment for every unit, as upstream does.
 - `fast`: with only node-local plugins in play, a unit can change verdicts only on the nodes its
-  pods occupy, so only the assignments on those nodes are replayed (the idea of upstream's open
-  two-phase reprieval PR #142152). When a cross-node plugin (inter-pod affinity, topology spread)
-  is in play for any assignment or the unit carries anti-affinity, it falls back to the literal
-  replay.
+  pods occupy, so only the assignments on those nodes are replayed, and a unit whose nodes hold no
+  preemptor pod fits without any replay. When a cross-node plugin (inter-pod affinity, topology
+  spread) is in play for any assignment or the unit carries anti-affinity, the two-phase check of
+  upstream's open PR #142152 runs instead (`_two_phase`), and AddPod/RemovePod are skipped for
+  assignments whose template signature group the victim pod cannot affect.
+
+The loop over all units is `reprieve_in_order`; one unit is `reprieve`.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..framework.filtering import CycleData, cross_node_filter
+from ..framework.plugins.selectors import affinity_label_keys, selector_keys, term_label_keys
 from ..framework.podgroup import Assignment
 from ..framework.schedule_one import Scheduler
 from ..framework.status import Status
-from ..framework.plugins.selectors import affinity_label_keys, selector_keys, term_label_keys
 from ..model import Pod
 from .units import VictimUnit
 

@@ -207,26 +207,30 @@ def preempt_for_group(
 
 
 # Consecutive spared units are summarized in one explanation step from this many on: a 5,000-node
-# cluster has ~100k candidates, almost all spared for the same reason.
+# cluster has ~100k candidates, almost all spared for the same reason. Spared units that a PDB
+# protects are tried first and name their PDB, so they are listed one by one unless there are
+# many (~27k at L).
 _RUN = 4
+_PDB_RUN = 50
 
 
 def _reprieve_steps(verdicts: list[UnitVerdict]) -> list[str]:
-    """One "Reprieve i" step per unit, except that a run of consecutive spared units without PDB
-    violations becomes one step naming the first and last (every unit keeps its verdict and
-    reason in the report's candidate lists)."""
+    """One "Reprieve i" step per unit, except that a long run of consecutive spared units (alike
+    in whether a PDB protects them) becomes one step naming the first and last (every unit keeps
+    its own verdict and reason in the report's candidate lists)."""
     out: list[str] = []
     i, n = 0, len(verdicts)
     while i < n:
         v = verdicts[i]
         j = i
-        if v.reprieved and not v.violates_pdb:
-            while j + 1 < n and verdicts[j + 1].reprieved and not verdicts[j + 1].violates_pdb:
+        if v.reprieved:
+            while j + 1 < n and verdicts[j + 1].reprieved and verdicts[j + 1].violates_pdb == v.violates_pdb:
                 j += 1
-        if j - i + 1 >= _RUN:
-            a, b = verdicts[i].unit, verdicts[j].unit
+        if j - i + 1 >= (_PDB_RUN if v.violates_pdb else _RUN):
+            a, b = v.unit, verdicts[j].unit
+            note = " (each would violate a PodDisruptionBudget if preempted)" if v.violates_pdb else ""
             out.append(f"Reprieve {i + 1}-{j + 1}: {j - i + 1} units, {a.kind} {a.namespace}/{a.name} ... {b.kind} {b.namespace}/{b.name} "
-                       f"-> spared: every placed preemptor pod still fits with each of them back.")
+                       f"-> spared: every placed preemptor pod still fits with each of them back{note}.")
             i = j + 1
             continue
         for k in range(i, j + 1):

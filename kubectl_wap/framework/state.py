@@ -194,14 +194,15 @@ class ClusterState:
         self._log.append((False, pod, idx))
         return idx
 
-    def remove_pods(self, pods: list[Pod], keep: list[Pod] | None = None) -> None:
+    def remove_pods(self, pods: list[Pod], keep: list[Pod] | None = None) -> dict[str, int]:
         """Remove many pods at once (preemption's "remove every potential victim").
 
         The undo record keeps the state as it was, so rolling it back swaps the old maps and
         arrays back in instead of replaying pod by pod. `keep`, when given, must be exactly the
         other pods in the state; when they are fewer than the removed ones (a high-priority
         preemptor: most of the cluster is a potential victim), the maps are rebuilt from them
-        instead of copied and pruned."""
+        instead of copied and pruned. Returns where every pod was before (pod uid -> node index;
+        the saved map itself: read it, never change it)."""
         arrays = (self.requested, self.nonzero, self.pod_count)
         if keep is not None and len(keep) < len(pods) and len(keep) + len(pods) == len(self.where):
             saved = (self.where, self.node_pods, self.ports, self.anti_affinity_pods, self.affinity_pods) + arrays
@@ -223,6 +224,7 @@ class ClusterState:
             self.ports = [c.copy() if c else c for c in self.ports]
             self._bulk_remove(pods)
         self._log.append((None, saved, -1))
+        return saved[0]
 
     def _bulk_remove(self, pods: list[Pod]) -> None:
         """Remove many pods: the pod maps per pod in Python (the rare pods with host ports or pod

@@ -155,9 +155,9 @@ def preempt_for_group(
     ) + (" ..." if len(ordered) > 10 else ""))
 
     cp = state.checkpoint()
-    node_of = state.where.copy()  # where every pod (each potential victim among them) runs now
     try:
-        state.remove_pods([p for u in potential for p in u.pods], keep)
+        # node_of: where every pod (each potential victim among them) ran before the removal.
+        node_of = state.remove_pods([p for u in potential for p in u.pods], keep)
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
         after = pgs.run_root(root)
         if after.status.code != SUCCESS:

@@ -191,7 +191,7 @@ def reprieve_in_order(
     (PDB-violating units first, each group by importance); one outcome per unit, in order.
 
     The common case is decided inline: with the fast path on and no cross-node terms on either
-    side, a unit whose nodes hold no preemptor pod fits (see `reprieve`), which is what almost
+    side, a unit whose nodes hold no preemptor pod fits without any replay, which is what almost
     all of a large cluster's candidates are."""
     by_node = index_by_node(valid)
     preemptor_cross = preemptor_has_cross_node_terms(valid)
@@ -216,26 +216,20 @@ def reprieve(
     by_node: dict[int, list[tuple[int, Assignment]]],
     fast: bool = True,
     preemptor_cross: bool = True,
-    groups: list[list[int]] | None = None,  # signature_groups (fast path)
+    groups: list[list[int]] | None = None,  # signature_groups (fast path; None: call every assignment)
 ) -> ReprieveOutcome:
     """Try to put `unit` back. On success it stays in the cluster state permanently.
 
     When neither the preemptor's pods nor the unit carry cross-node terms, the cross-node
     plugins' AddPod/RemovePod are no-ops for this unit (nothing they count changes) and their
     Filter verdicts cannot change; the fast path then skips those calls and replays only the
-    assignments on the nodes the unit occupies."""
+    assignments on the nodes the unit occupies. (A unit none of whose nodes holds a preemptor pod
+    then fits without any replay: reprieve_in_order decides that case before calling here. Its
+    pods need not even be put back: no later check looks at those nodes.)"""
     cross = preemptor_cross or unit_has_cross_node_terms(unit)
     if not fast:
         cross = True  # the literal reference always does the full upstream sequence
-    if not cross and not any(node_of[p.uid] in by_node for p in unit.pods):
-        # No preemptor pod sits on any node this unit occupies and no cross-node plugin can see
-        # it: every Filter verdict of the replay is unchanged, so it fits. Its pods need not even
-        # be put back into the simulated state: no later check looks at those nodes.
-        return ReprieveOutcome(True)
-    if not fast:
         groups = None
-    elif groups is None:
-        groups = signature_groups(valid, signature_label_keys([unit], valid))
     changed, unaffected = _add_back(sched, unit, valid, node_of, cross, groups)
     if not cross:
         out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])

@@ -128,13 +128,7 @@ def build_units(
                     if keep is not None:
                         keep.append(pod)
                     continue
-                # _pod_unit inlined: this line runs for most of a large cluster's pods.
-                st = pod.start_time
-                append(VictimUnit(
-                    "Pod", pod.namespace, pod.name, [pod], prio, POD_RANK, "", None, "", 0, here,
-                    _anti(pod) if pod.affinity is not None else False,
-                    (-prio, -POD_RANK, -1, _INF if st is None else st, pod.uid),
-                ))
+                append(_pod_unit(pod, here, prio, POD_RANK, "", None, ""))
                 continue
             lk = (pod.namespace, pgn)
             hit = per_leaf.get(lk)

@@ -183,11 +183,10 @@ def preempt_for_group(
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
         candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):
+            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
             if out.fits:
-                v = UnitVerdict(u, i, True, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
                 reprieved.append(v)
             else:
-                v = UnitVerdict(u, i, False, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
                 if out.failed is not None:
                     v.failed_pod = out.failed.pod
                     v.failed_node = state.nodes[out.failed.node].name

@@ -72,19 +72,10 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
     # mapping (the converter interns label sets), so each distinct set is matched once. The
     # mappings stay alive with their pods for the whole call, so their ids are stable.
     matching: dict[tuple[str, int], list[int]] = {}
-    nv_append = non_violating.append
     for u in units:
-        pods = u.pods
-        if len(pods) == 1:  # the common case first: a single pod no PDB selects
-            pod = pods[0]
-            cands = matching.get((pod.namespace, id(pod.labels)))
-            if cands is not None and not cands:
-                u.violate_count = 0
-                nv_append(u)
-                continue
         count = 0
         names: list[str] | None = None
-        for pod in pods:
+        for pod in u.pods:
             key = (pod.namespace, id(pod.labels))
             cands = matching.get(key)
             if cands is None:

@@ -20,6 +20,9 @@ class GroupIndex:
     pods_of: dict[tuple[str, str], list[Pod]] = field(default_factory=dict)  # leaf PG -> pods
     children_of: dict[tuple[str, str], list[Group]] = field(default_factory=dict)  # CPG -> children
     composite_enabled: bool = True
+    # Pods bound in an earlier cycle of this analysis (pod uid -> node index): no longer pending,
+    # counted as scheduled members (the multi-cycle pod-group loop of preemption/workload.py).
+    bound: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def build(cls, snap: Snapshot, composite_enabled: bool = True) -> "GroupIndex":

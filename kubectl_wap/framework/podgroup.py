@@ -52,17 +52,21 @@ def pending_pods(index: GroupIndex, pg: PodGroup) -> list[Pod]:
     UPSTREAM-DIFF: upstream uses the scheduling queue's order (arrival/attempt timestamps we do
     not see in a snapshot); creation time is the closest stable stand-in. Terminating and gated pods are not queued
     (skipPodGroupPodSchedule / SchedulingGates PreEnqueue)."""
+    bound = index.bound
     pods = [
         p
         for p in index.pods(pg)
         if not p.node_name and not p.terminal and p.deletion_timestamp is None and not p.scheduling_gates
+        and p.uid not in bound
     ]
     pods.sort(key=lambda p: (-(p.priority or 0), p.creation_timestamp if p.creation_timestamp is not None else float("inf"), p.name))
     return pods
 
 
 def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:
-    return sum(1 for p in index.pods(pg) if p.scheduled)
+    """PodGroupState.ScheduledPodsCount: running members, and members bound in an earlier cycle."""
+    bound = index.bound
+    return sum(1 for p in index.pods(pg) if p.scheduled or p.uid in bound)
 
 
 class PodGroupScheduler:

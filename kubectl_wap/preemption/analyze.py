@@ -11,7 +11,7 @@ from ..framework.state import build_state
 from ..model import Snapshot
 from .default import preempt_for_pod
 from .gates import Gates
-from .result import Result
+from .result import DEFAULT_MAX_CYCLES, Result
 from .workload import preempt_for_group
 
 KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "podgroups": "PodGroup",
@@ -19,20 +19,23 @@ KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "podgroups": "PodGroup",
          "pod": "Pod", "po": "Pod", "pods": "Pod"}
 
 
-def analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None = None, fast: bool = True) -> Result:
+def analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None = None, fast: bool = True,
+            max_cycles: int = DEFAULT_MAX_CYCLES) -> Result:
     """Run the algorithm kube-scheduler would run for the pending object. The garbage collector
     is paused meanwhile: the simulation allocates many short-lived objects and no cycles, and a
-    collection would rescan the whole loaded cluster each time."""
+    collection would rescan the whole loaded cluster each time. A pod-group analysis plays the
+    group's cycles forward (at most `max_cycles`): pods that fit bind first, preemption runs in
+    the cycle that fails (preemption/workload.py)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _analyze(snap, kind, namespace, name, gates, fast)
+        return _analyze(snap, kind, namespace, name, gates, fast, max_cycles)
     finally:
         if enabled:
             gc.enable()
 
 
-def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None, fast: bool) -> Result:
+def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None, fast: bool, max_cycles: int) -> Result:
     gates = gates or Gates()
     k = KINDS.get(kind.lower())
     if k is None:
@@ -48,7 +51,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
             raise UserError(_not_found("pod", namespace, name, [p.key for p in snap.pods if p.name == name]))
         if pod.scheduled:
             raise UserError(f"pod {pod.key} is already bound to node {pod.node_name}: nothing to schedule")
-        res = preempt_for_pod(snap, sched, index, pod, gates.generic_workload)
+        res = preempt_for_pod(snap, sched, index, pod, gates.generic_workload, gates.profile)
     else:
         if not gates.generic_workload:
             raise UserError("GenericWorkload is off: PodGroups are not scheduled as groups; analyze their pods with `whatif pod`")
@@ -70,7 +73,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
             )
         res = preempt_for_group(
             snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, fast,
-            tas=gates.topology_aware_workload_scheduling,
+            tas=gates.topology_aware_workload_scheduling, max_cycles=max_cycles, profile=gates.profile,
         )
     res.warnings = warnings + res.warnings
     return res

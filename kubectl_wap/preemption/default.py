@@ -12,6 +12,8 @@ from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
 from ..model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from ..profiles import DEFAULT as DEFAULT_PROFILE
+from ..profiles import Profile
 from .importance import by_importance
 from .pdb import classify
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
@@ -44,7 +46,7 @@ class _Candidate:
 
 
 def _select_victims_on_node(
-    snap: Snapshot, sched: Scheduler, pod: Pod, idx: int, units_here: list[VictimUnit], prio: int
+    snap: Snapshot, sched: Scheduler, pod: Pod, idx: int, units_here: list[VictimUnit], prio: int, profile: Profile,
 ) -> tuple[_Candidate | None, Status]:
     state = sched.state
     potential = [u for u in units_here if u.priority < prio]
@@ -63,7 +65,7 @@ def _select_victims_on_node(
         if not st.ok:
             return None, st
         ordered = by_importance(potential)
-        violating, non_violating, which = classify(ordered, snap.pdbs)
+        violating, non_violating, which = classify(ordered, snap.pdbs, profile)
         victims: list[VictimUnit] = []
         verdicts: list[UnitVerdict] = []
         num_pdb = 0
@@ -125,7 +127,9 @@ def pick_one_node(cands: list[_Candidate], names: list[str]) -> tuple[_Candidate
     return left[0], why
 
 
-def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Pod, generic_workload: bool = True) -> Result:
+def preempt_for_pod(
+    snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Pod, generic_workload: bool = True, profile: Profile = DEFAULT_PROFILE,
+) -> Result:
     state = sched.state
     prio = pod.priority or 0
     policy = pod.preemption_policy or PREEMPT_LOWER
@@ -205,7 +209,7 @@ def preempt_for_pod(snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Po
     # UPSTREAM-DIFF: DryRunPreemption starts at a random offset and runs in parallel; we walk the
     # candidate nodes in name order from offset 0, sequentially, stopping at the same condition.
     for i in potential_nodes:
-        cand, st = _select_victims_on_node(snap, sched, pod, i, units_on.get(i, []), prio)
+        cand, st = _select_victims_on_node(snap, sched, pod, i, units_on.get(i, []), prio, profile)
         if cand is not None:
             (non_violating if cand.num_pdb == 0 else violating).append(cand)
             res.node_candidates.append({"node": names[i], "victims": [p.key for p in cand.pods], "pdbViolations": cand.num_pdb})

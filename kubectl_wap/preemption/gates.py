@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UserError
+from ..profiles import DEFAULT as DEFAULT_PROFILE
+from ..profiles import Profile
 
 # Our defaults (documented in the README): the v1.37 world with workload scheduling on.
 # TopologyAwareWorkloadScheduling defaults to true although upstream's gate is alpha: a PodGroup or
@@ -25,6 +27,9 @@ class Gates:
     composite_pod_group: bool = True
     pod_group_preemption_policy: bool = False
     topology_aware_workload_scheduling: bool = True
+    # The Kubernetes version whose rules the analysis follows (profiles.py); it travels with the
+    # gates because both describe the scheduler being modelled.
+    profile: Profile = DEFAULT_PROFILE
 
     def spelled(self) -> str:
         return (
@@ -35,7 +40,7 @@ class Gates:
         )
 
 
-def parse_gates(text: str | None) -> Gates:
+def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE) -> Gates:
     values = dict(DEFAULTS)
     for part in (text or "").split(","):
         part = part.strip()
@@ -54,4 +59,5 @@ def parse_gates(text: str | None) -> Gates:
         values["CompositePodGroup"],
         values["PodGroupPreemptionPolicy"],
         values["TopologyAwareWorkloadScheduling"],
+        profile,
     )

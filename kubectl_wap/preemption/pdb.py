@@ -1,31 +1,38 @@
-"""PDB classification: util.go `FilterVictimsWithPDBViolation` (semantics doc 2.8).
+"""PDB classification: preemption/util.go `FilterVictimsWithPDBViolation` (v1.37.2).
 
 Budgets are consumed in the order given (importance-descending), so more important victims use
-the budget first. A pod named in a PDB's status.disruptedPods is already counted and consumes
-nothing. A unit is violating when any of its pods is; its violate count is how many are.
-We keep decrementing every matching PDB after a violation, as the long-standing code does.
+the budget first. For each pod, the PDBs of its namespace are walked in list order: a PDB whose
+selector does not match is skipped, as is one whose status.disruptedPods names the pod (already
+counted: it consumes nothing); a matching one is decremented, and the pod is violating as soon as
+one budget goes below zero (`podIsViolating` returns there: the PDBs after it are not
+decremented for this pod). A unit is violating when any of its pods is; its violate count is how
+many are.
 
-Selector semantics follow upstream after PR #141785 (merged 2026-09, "Fix Scheduler Preemption
-Ignoring Empty PDB Selectors"): a policy/v1 `selector: {}` matches every pod of the namespace,
-unlabeled pods included; a nil selector matches nothing; an invalid selector is skipped. (Our
-reference doc §2.8 still describes the older code, which skipped unlabeled pods and treated `{}`
-as matching nothing.)"""
+Selector rules differ by version (profiles.py): v1.37 skips unlabeled pods entirely and treats
+nil and `{}` selectors as matching nothing (checked in the v1.37.2 source and by the oracle);
+upstream's development branch after PR #141785 has `{}` match every pod of the namespace,
+unlabeled pods included (the 1.38 profile). An invalid selector never matches."""
 
 from __future__ import annotations
 
 from ..framework.plugins.selectors import match_label_selector
 from ..model import Pod, PodDisruptionBudget
+from ..profiles import DEFAULT, Profile
 from .units import VictimUnit
 
 
-def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+def pdb_matches(pdb: PodDisruptionBudget, pod: Pod, profile: Profile = DEFAULT) -> bool:
     if pdb.namespace != pod.namespace:
         return False
     sel = pdb.selector
     if sel is None or sel.invalid:
         return False
+    if not pod.labels and not profile.pdb_unlabeled_pods_can_violate:
+        return False  # v1.37: `if len(pod.Labels) == 0 { return false }`
     if sel.empty:
-        return True  # labels.Everything()
+        # LabelSelectorAsSelector(&{}) is labels.Everything(), whose Empty() is true: v1.37
+        # skips the PDB ("A PDB with a nil or empty selector matches nothing"); PR #141785 matches.
+        return profile.pdb_empty_selector_matches_all
     if not sel.match_expressions:
         labels = pod.labels  # common case, checked inline: matchLabels only
         return all(labels.get(k) == v for k, v in sel.match_labels)
@@ -61,7 +68,9 @@ class _PdbIndex:
         return out
 
 
-def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
+def classify(
+    units: list[VictimUnit], pdbs: list[PodDisruptionBudget], profile: Profile = DEFAULT,
+) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
     """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
     allowed = [p.disruptions_allowed for p in pdbs]
     index = _PdbIndex(pdbs)
@@ -79,7 +88,7 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
             key = (pod.namespace, id(pod.labels))
             cands = matching.get(key)
             if cands is None:
-                cands = matching[key] = [i for i in index.candidates(pod) if pdb_matches(pdbs[i], pod)]
+                cands = matching[key] = [i for i in index.candidates(pod) if pdb_matches(pdbs[i], pod, profile)]
             if not cands:
                 continue
             violated = False
@@ -89,12 +98,14 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
                     continue
                 allowed[i] -= 1
                 if allowed[i] < 0:
+                    # podIsViolating returns here: later PDBs of the pod are not decremented.
                     violated = True
                     if names is None:
                         names = []
                     name = f"{pdb.namespace}/{pdb.name}"
                     if name not in names:
                         names.append(name)
+                    break
             if violated:
                 count += 1
         if not count:

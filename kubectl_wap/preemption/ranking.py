@@ -30,7 +30,7 @@ def rank_units(snap: Snapshot, priority: int | None, gates: Gates) -> tuple[int,
     if priority is None:
         priority = max((u.priority for u in units), default=0) + 1
     potential = by_importance([u for u in units if u.priority < priority])
-    violating, non_violating, which = classify(potential, snap.pdbs)
+    violating, non_violating, which = classify(potential, snap.pdbs, gates.profile)
     names = [n.name for n in state.nodes]
     out = [RankedUnit(u, sorted({names[i] for i in u.nodes}), True, which.get(u.key, [])) for u in violating]
     out += [RankedUnit(u, sorted({names[i] for i in u.nodes}), False, []) for u in non_violating]

@@ -14,6 +14,13 @@ UNSCHEDULABLE = "Unschedulable"
 NOT_ELIGIBLE = "NotEligible"
 INVALID = "Invalid"
 
+# Pod-group cycles of one analysis (preemption/workload.py _cycles).
+BIND = "bind"  # the cycle placed pods without preemption; they bind
+PREEMPT_CYCLE = "post-filter"  # the cycle failed and PodGroupPostFilter ran
+# Enough for every group: each binding cycle places at least one pod, and a group has at most a
+# few thousand pods; the loop also ends at the first cycle that does not bind.
+DEFAULT_MAX_CYCLES = 1_000_000
+
 
 @dataclass(slots=True)
 class Preemptor:
@@ -60,6 +67,17 @@ class UnitVerdict:
 
 
 @dataclass(slots=True)
+class Cycle:
+    """One scheduling cycle of the analysed group: what bound, or what PodGroupPostFilter decided."""
+
+    n: int
+    action: str  # BIND | PREEMPT_CYCLE
+    placed: list[tuple[Pod, str]] = field(default_factory=list)  # bound (BIND) or proposed/nominated
+    victims: list["UnitVerdict"] = field(default_factory=list)
+    outcome: str = ""  # the outcome of a PREEMPT_CYCLE cycle
+
+
+@dataclass(slots=True)
 class Result:
     outcome: str
     message: str
@@ -77,6 +95,8 @@ class Result:
     steps: list[str] = field(default_factory=list)  # numbered explanation, in decision order
     # default preemption: candidate nodes considered and their victims
     node_candidates: list[dict] = field(default_factory=list)
+    # pod-group analyses: every cycle, in order (placements and victims above summarize them)
+    cycles: list[Cycle] = field(default_factory=list)
 
     @property
     def victim_pods(self) -> list[Pod]:

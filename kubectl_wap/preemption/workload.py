@@ -9,10 +9,24 @@ from ..framework.podgroup import PodGroupScheduler, pending_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..model import NEVER, Pod, Snapshot
+from ..profiles import DEFAULT as DEFAULT_PROFILE
+from ..profiles import Profile
 from .importance import by_importance
 from .pdb import classify
 from .reprieval import reprieve_in_order
-from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
+from .result import (
+    BIND,
+    DEFAULT_MAX_CYCLES,
+    INVALID,
+    NO_PREEMPTION_NEEDED,
+    NOT_ELIGIBLE,
+    PREEMPT,
+    PREEMPT_CYCLE,
+    Cycle,
+    Preemptor,
+    Result,
+    UnitVerdict,
+)
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
 from .validation import preemptor_policy, validate_group_pods
@@ -48,6 +62,8 @@ def preempt_for_group(
     generic_workload: bool = True,
     fast: bool = True,
     tas: bool = True,
+    max_cycles: int = DEFAULT_MAX_CYCLES,
+    profile: Profile = DEFAULT_PROFILE,
 ) -> Result:
     state = sched.state
     pending, running = _members(index, root)
@@ -97,24 +113,89 @@ def preempt_for_group(
         return res
 
     pgs = PodGroupScheduler(sched, index, tas)
-    # 1. The pod-group cycle as the cluster stands.
-    first = pgs.run_root(root)
-    if first.status.code == SUCCESS:
-        res.outcome = NO_PREEMPTION_NEEDED
-        res.placements = [(a.pod, state.nodes[a.node].name) for a in first.assignments]
-        placed = {a.pod.uid for a in first.assignments}
-        res.unplaced = _unplaced(first.failures, pending, placed)
-        res.message = f"the group can be scheduled without preemption: {len(res.placements)}/{len(pending)} pending pod(s) placed"
+    cp_bound = state.checkpoint()
+    try:
+        return _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+    finally:
+        # Pods bound in earlier cycles were added to the state: the analysis leaves it as it was.
+        state.rollback(cp_bound)
+        index.bound.clear()
+
+
+def _cycles(
+    snap: Snapshot, sched: Scheduler, index: GroupIndex, root: Group, pgs: PodGroupScheduler, res: Result,
+    pending: list[Pod], prio: int, policy: str, generic_workload: bool, fast: bool, max_cycles: int, profile: Profile,
+) -> Result:
+    """Pod-group cycles until the group is placed, or a cycle fails and PodGroupPostFilter runs
+    (upstream-changes.md 2.2). podGroupCycle runs PodGroupPostFilter only when the root status is
+    Unschedulable: a basic group (or a gang whose minCount running members already meet) that
+    partly fits binds what fits, and the pods left are requeued; their next cycle, with the bound
+    pods now running members, is where preemption happens (integration test "Binding first before
+    preemption for basic policy")."""
+    state, steps = sched.state, res.steps
+    cycle = 1
+    while True:
+        # 1. The pod-group cycle as the cluster stands.
+        first = pgs.run_root(root)
+        if first.status.code != SUCCESS:
+            break
+        placed = [(a.pod, state.nodes[a.node].name) for a in first.assignments]
+        placed_uids = {a.pod.uid for a in first.assignments}
+        left = [p for p in pending if p.uid not in placed_uids]
+        res.placements.extend(placed)
+        res.cycles.append(Cycle(cycle, BIND, placed=placed))
         steps.extend(_placement_steps(first))
-        steps.append(f"Scheduling the group as the cluster stands succeeds: {res.message}. Binding has priority over preemption, so no preemption runs.")
-        if res.unplaced:
-            steps.append(f"{len(res.unplaced)} pod(s) stay pending and are retried in a later cycle.")
-        return res
+        if not left or cycle >= max_cycles:
+            res.outcome = NO_PREEMPTION_NEEDED
+            res.unplaced = _unplaced(first.failures, pending, placed_uids)
+            n_placed, n_all = len(res.placements), len(res.placements) + len(res.unplaced)
+            res.message = f"the group can be scheduled without preemption: {n_placed}/{n_all} pending pod(s) placed"
+            steps.append(f"Cycle {cycle}: scheduling the group as the cluster stands succeeds: {len(placed)} pod(s) placed. "
+                         "Binding has priority over preemption, so no preemption runs.")
+            if res.unplaced:
+                steps.append(f"{len(res.unplaced)} pod(s) stay pending and are retried in a later cycle "
+                             f"(analysis stopped after {max_cycles} cycle(s): --cycles).")
+            return res
+        steps.append(f"Cycle {cycle}: {len(placed)} pod(s) fit as the cluster stands and bind without preemption "
+                     f"(Success: PodGroupPostFilter does not run); {len(left)} pod(s) are requeued for the next cycle.")
+        # Bind: the placed pods become running members of the group for the next cycle.
+        for a in first.assignments:
+            state.add_pod(a.pod, a.node)
+            index.bound[a.pod.uid] = a.node
+        pending = left
+        cycle += 1
+
     sched_msg = first.status.message
-    steps.append(f"Scheduling the group as the cluster stands fails: {sched_msg}. PodGroupPostFilter (workload-aware preemption) runs.")
+    steps.append(f"Cycle {cycle}: scheduling the group as the cluster stands fails: {sched_msg}. "
+                 "PodGroupPostFilter (workload-aware preemption) runs.")
+    bound_first = list(res.placements)  # pods bound without preemption in earlier cycles
+    res.cycles.append(Cycle(cycle, PREEMPT_CYCLE))
     if first.status.code != UNSCHEDULABLE:
         res.outcome, res.message = OUT_UNSCHEDULABLE, sched_msg
-        return res
+        return _close_cycle(res, bound_first)
+    return _close_cycle(_post_filter(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, profile),
+                        bound_first)
+
+
+def _close_cycle(res: Result, bound_first: list[tuple[Pod, str]]) -> Result:
+    """Fill the last cycle's record from the result, and say in the message that some pods bind
+    without preemption first."""
+    last = res.cycles[-1]
+    last.outcome = res.outcome
+    last.placed = [pc for pc in res.placements if pc not in bound_first]
+    last.victims = list(res.victims)
+    if bound_first and res.outcome != NO_PREEMPTION_NEEDED:
+        res.message += f" (after {len(bound_first)} pod(s) bind without preemption in earlier cycle(s))"
+    return res
+
+
+def _post_filter(
+    snap: Snapshot, sched: Scheduler, index: GroupIndex, root: Group, pgs: PodGroupScheduler, res: Result,
+    pending: list[Pod], prio: int, policy: str, generic_workload: bool, fast: bool, profile: Profile,
+) -> Result:
+    """DefaultPreemption's PodGroupPostFilter for the pods still pending (podgrouppreemption.go
+    Preempt / selectVictimsOnDomain)."""
+    state, steps = sched.state, res.steps
 
     # 2. Eligibility.
     if policy == NEVER:
@@ -171,13 +252,14 @@ def preempt_for_group(
         # With TAS the scheduling function already chose the best placement (topology domain);
         # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
         steps.extend(_placement_steps(after))
-        res.placements = [(a.pod, state.nodes[a.node].name) for a in valid]
+        proposed = [(a.pod, state.nodes[a.node].name) for a in valid]
+        res.placements.extend(proposed)
         res.unplaced = _unplaced(after.failures, pending, {a.pod.uid for a in valid})
         steps.append(f"With every candidate removed the group fits: {len(valid)} pod(s) placed ("
-                     + ", ".join(f"{n}: {c}" for n, c in _per_node(res.placements)) + ").")
+                     + ", ".join(f"{n}: {c}" for n, c in _per_node(proposed)) + ").")
 
         # 5. PDB classification on the importance order; reprieve violating units first.
-        violating, non_violating, which = classify(ordered, snap.pdbs)
+        violating, non_violating, which = classify(ordered, snap.pdbs, profile)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)

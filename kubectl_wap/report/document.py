@@ -110,6 +110,22 @@ def to_document(res: Result, source: str = "", gates: str = "", spared_on_placem
         "source": source,
         "featureGates": gates,
     }
+    if res.cycles:
+        # Pod-group cycles until the group is placed or preemption ran (the fields above
+        # summarize them: placements of every cycle, the victims of the post-filter cycle).
+        doc["cycles"] = [
+            {
+                "n": c.n,
+                "action": c.action,
+                "outcome": c.outcome or None,
+                "placed": [{"pod": _pod_ref(p), "node": n} for p, n in c.placed],
+                "victims": [_pod_ref(p, p.node_name) for v in c.victims for p in v.unit.pods],
+                "nominated": (
+                    [{"pod": _pod_ref(p), "node": n} for p, n in c.placed] if c.action == "post-filter" and c.victims else []
+                ),
+            }
+            for c in res.cycles
+        ]
     if res.algorithm == "default":
         doc["nominatedNode"] = res.nominated_node
         doc["candidateNodes"] = res.node_candidates

@@ -1,0 +1,90 @@
+"""`python -m tests.oracle whatif KIND NAME -n NS --snapshot FILE [--feature-gates ...] [-o json|yaml]`
+
+The same question as `kubectl wap whatif KIND NAME ...`, answered by the real kube-scheduler (the
+Go oracle in this directory, built on first use). Run it from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .driver import DEFAULT_GATES, OracleError, case_for, contract, run
+
+
+def read_items(path: str | None, demo: bool) -> list[dict]:
+    """Plain Kubernetes objects from anything our --snapshot reads (our snapshot formats expand
+    back to the items that were written)."""
+    from kubectl_wap.snapshot.files import DEMO_PATH, load_items, stream_file
+
+    p = DEMO_PATH if demo else Path(path or "")
+    streamed = stream_file(p)
+    _, items = streamed if streamed is not None else load_items(p)
+    return [dict(o) for o in items if isinstance(o, dict)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("whatif", help="what the real kube-scheduler does for a pending object")
+    w.add_argument("kind", choices=["podgroup", "pg", "compositepodgroup", "cpg", "pod", "po"])
+    w.add_argument("name")
+    w.add_argument("-n", "--namespace", default="default")
+    src = w.add_mutually_exclusive_group(required=True)
+    src.add_argument("--snapshot", help="our snapshot, a kubectl get -o json|yaml dump, a directory, or .gz of any")
+    src.add_argument("--demo", action="store_true", help="the bundled demo cluster")
+    w.add_argument("--feature-gates", default="", help=f"overrides of the defaults {DEFAULT_GATES}")
+    w.add_argument("-o", "--output", choices=["json", "yaml"], default="json")
+    w.add_argument("--log", help="write the apiserver/scheduler log here")
+    w.add_argument("--percentage-of-nodes-to-score", type=int, default=100,
+                   help="kube-scheduler percentageOfNodesToScore (default 100, as our engine models; 0 = upstream's adaptive default)")
+    d = sub.add_parser("diff", help="differential batch: our engine vs the real scheduler on generated clusters")
+    d.add_argument("--cases", type=int, default=300)
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--start", type=int, default=0, help="first case index")
+    d.add_argument("--scenarios", action="store_true", help="also run every tests/scenarios fixture the oracle can run")
+    d.add_argument("--retries", type=int, default=3, help="reruns of a disagreeing case (upstream's random tie-breaks)")
+    d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")
+    d.add_argument("--json", default="", help="write the summary as JSON here")
+    d.add_argument("--feature-gates", default="")
+    d.add_argument("--batch", type=int, default=100, help="cases per oracle process")
+    args = ap.parse_args(argv)
+    if args.command == "diff":
+        from .batch import main_diff
+
+        return main_diff(args)
+
+    gates = dict(kv.split("=", 1) for kv in DEFAULT_GATES.split(","))
+    for kv in filter(None, (x.strip() for x in args.feature_gates.split(","))):
+        k, _, v = kv.partition("=")
+        gates[k] = v
+    spelled = ",".join(f"{k}={v}" for k, v in gates.items())
+    try:
+        items = read_items(args.snapshot, args.demo)
+        case = case_for(items, args.kind, args.namespace, args.name)
+        (res,) = run([case], spelled, log=args.log, quiet=False,
+                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+    except (OracleError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # input errors from our loaders are one line too
+        if type(e).__name__ == "UserError":
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        raise
+    doc = contract(res)
+    doc["featureGates"] = spelled
+    if args.output == "yaml":
+        import yaml
+
+        print(yaml.safe_dump(doc, sort_keys=False), end="")
+    else:
+        print(json.dumps(doc, indent=2))
+    return 1 if res.get("error") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

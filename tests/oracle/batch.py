@@ -1,0 +1,190 @@
+"""`python -m tests.oracle diff`: a differential batch, our engine vs the real kube-scheduler.
+
+Generated clusters (tests/oracle/generate.py) and, with --scenarios, every fixture of
+tests/scenarios/ run through both engines. Disagreements are rerun in the oracle (upstream breaks
+ties at random); those the reruns do not explain are written as case files, and the batch fails
+unless each one matches a committed known difference in tests/oracle/known/ (a case file with the
+reason, an UPSTREAM-DIFF marker in the code and a line in the README's fidelity section).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .differential import FAMILY, compare, ours, secondary
+from .driver import DEFAULT_GATES, case_for, oracle_version, run
+from .generate import generate
+
+HERE = Path(__file__).resolve().parent
+KNOWN_DIR = HERE / "known"
+SCENARIOS = HERE.parent / "scenarios"
+
+
+def cluster_hash(items: list[dict], whatif: dict) -> str:
+    """Identity of a case by content (a known difference stays known when the generator's
+    numbering changes)."""
+    blob = json.dumps({"items": items, "whatif": whatif}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def load_known() -> dict[str, dict]:
+    out = {}
+    for p in sorted(KNOWN_DIR.glob("*.json")):
+        doc = json.loads(p.read_text())
+        out[doc["hash"]] = doc | {"file": p.name}
+    return out
+
+
+def _gates(over: str) -> str:
+    gates = dict(kv.split("=", 1) for kv in DEFAULT_GATES.split(","))
+    for kv in filter(None, (x.strip() for x in (over or "").split(","))):
+        k, _, v = kv.partition("=")
+        gates[k] = v
+    return ",".join(f"{k}={v}" for k, v in gates.items())
+
+
+def _scenario_cases(base_gates: str) -> list[dict]:
+    out = []
+    for p in sorted(SCENARIOS.glob("*.yaml")):
+        doc = yaml.safe_load(p.read_text())
+        w = doc["whatif"]
+        out.append({"id": f"scenario:{p.stem}", "items": doc["cluster"], "whatif": w,
+                    "gates": _gates(doc.get("featureGates") or base_gates), "features": ["scenario"],
+                    "expect": doc.get("expect") or {}})
+    return out
+
+
+def _oracle_answers(cases: list[dict], batch: int) -> list[dict]:
+    """Run cases through the oracle grouped by gates (one apiserver per gate set and batch)."""
+    answers: list[dict | None] = [None] * len(cases)
+    by_gates: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(cases):
+        by_gates[c["gates"]].append(i)
+    for gates, idxs in by_gates.items():
+        for k in range(0, len(idxs), batch):
+            chunk = idxs[k:k + batch]
+            ocases = [case_for(cases[i]["items"], cases[i]["whatif"]["kind"], cases[i]["whatif"]["namespace"],
+                               cases[i]["whatif"]["name"], cases[i]["id"]) for i in chunk]
+            t0 = time.monotonic()
+            res = run(ocases, gates)
+            print(f"  oracle: {len(chunk)} case(s) in {time.monotonic() - t0:.1f}s ({gates})", file=sys.stderr)
+            for i, r in zip(chunk, res):
+                answers[i] = r
+    return [a or {} for a in answers]
+
+
+def main_diff(args: Any) -> int:
+    t_start = time.monotonic()
+    base = _gates(args.feature_gates)
+    cases: list[dict] = []
+    for i in range(args.start, args.start + args.cases):
+        g = generate(args.seed, i)
+        cases.append({"id": g.id, "items": g.items, "whatif": {"kind": g.kind, "namespace": g.namespace, "name": g.name},
+                      "gates": base, "features": sorted(g.features)})
+    if args.scenarios:
+        cases.extend(_scenario_cases(base))
+    print(f"differential: {len(cases)} case(s) against kube-scheduler {oracle_version()}", file=sys.stderr)
+
+    t0 = time.monotonic()
+    mine = [ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"]) for c in cases]
+    t_ours = time.monotonic() - t0
+    t0 = time.monotonic()
+    real = _oracle_answers(cases, args.batch)
+    t_oracle = time.monotonic() - t0
+
+    verdicts = [compare(c["whatif"]["kind"], m, r) if not r.get("error") else None for c, m, r in zip(cases, mine, real)]
+    # Reruns: a disagreement the real scheduler reproduces our way on a rerun is a tie.
+    tie: set[int] = set()
+    todo = [i for i, v in enumerate(verdicts) if v is not None and not v.agree]
+    for _ in range(args.retries):
+        if not todo:
+            break
+        again = _oracle_answers([cases[i] for i in todo], args.batch)
+        left = []
+        for i, r in zip(todo, again):
+            if not r.get("error") and compare(cases[i]["whatif"]["kind"], mine[i], r).agree:
+                tie.add(i)
+            else:
+                left.append(i)
+        todo = left
+
+    known = load_known()
+    out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="wap-diff-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    per_feature: dict[str, Counter] = defaultdict(Counter)
+    totals = Counter()
+    failures: list[str] = []
+    for i, (c, m, r, v) in enumerate(zip(cases, mine, real, verdicts)):
+        h = cluster_hash(c["items"], c["whatif"])
+        if v is None:
+            status = "oracle-error"
+        elif v.agree:
+            status = "agree"
+        elif i in tie:
+            status = "tie"
+        elif h in known:
+            status = "known"
+        else:
+            status = "disagree"
+        totals[status] += 1
+        if v is not None and v.agree:
+            totals["outcome-exact"] += int(v.outcome_exact)
+            totals["secondary"] += int(secondary(m, r))
+        for f in c["features"] or ["(none)"]:
+            per_feature[f][status] += 1
+        if status in ("disagree", "oracle-error", "known"):
+            doc = {"id": c["id"], "hash": h, "status": status, "whatif": c["whatif"], "featureGates": c["gates"],
+                   "features": c["features"], "reasons": v.reasons if v else [], "ours": m,
+                   "kubeScheduler": {k: r.get(k) for k in ("outcome", "message", "victims", "nominatedNode", "nominated",
+                                                            "placements", "pending", "events", "error")},
+                   "cluster": c["items"]}
+            if status == "known":
+                doc["knownAs"] = known[h]["file"]
+            (out_dir / f"{c['id'].replace(':', '_')}.json").write_text(json.dumps(doc, indent=1))
+            if status != "known":
+                failures.append(f"{c['id']}: " + ("; ".join(v.reasons) if v else f"oracle error: {r.get('error')}"))
+        if c.get("expect") and v is not None:
+            # a scenario fixture: the real scheduler against the transcribed upstream expectation
+            e = c["expect"]
+            ok = FAMILY.get(e.get("outcome")) == FAMILY.get(r.get("outcome")) and \
+                sorted(e.get("victims") or []) == sorted(f"{x['namespace']}/{x['name']}" for x in r.get("victims") or [])
+            totals["scenario-oracle-matches-fixture"] += int(ok)
+            if not ok:
+                print(f"  note: oracle differs from fixture {c['id']}: expected {e.get('outcome')} {e.get('victims')}, "
+                      f"kube-scheduler {r.get('outcome')} {[x['name'] for x in r.get('victims') or []]}", file=sys.stderr)
+
+    n = len(cases)
+    agreeing = totals["agree"] + totals["tie"]
+    summary = {
+        "kubernetes": oracle_version(), "featureGates": base, "seed": args.seed, "cases": n,
+        "agree": totals["agree"], "tie": totals["tie"], "known": totals["known"], "disagree": totals["disagree"],
+        "oracleErrors": totals["oracle-error"], "agreementPercent": round(100.0 * agreeing / max(1, n - totals["oracle-error"]), 2),
+        "outcomeExact": totals["outcome-exact"], "nodesAlsoAgree": totals["secondary"],
+        "scenarioOracleMatchesFixture": totals["scenario-oracle-matches-fixture"],
+        "perFeature": {f: dict(cnt) for f, cnt in sorted(per_feature.items())},
+        "seconds": {"ours": round(t_ours, 1), "oracle": round(t_oracle, 1), "total": round(time.monotonic() - t_start, 1)},
+        "caseFiles": str(out_dir),
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2))
+    print(f"\nkube-scheduler {oracle_version()} vs kubectl-wap on {n} case(s): {agreeing} agree "
+          f"({totals['tie']} of them only after a rerun: random tie-break), {totals['known']} known difference(s), "
+          f"{totals['disagree']} unexplained, {totals['oracle-error']} oracle error(s); agreement {summary['agreementPercent']}%")
+    print(f"{'feature':<22} {'cases':>6} {'agree':>6} {'tie':>5} {'known':>6} {'differ':>7} {'error':>6}")
+    for f, cnt in sorted(per_feature.items()):
+        print(f"{f:<22} {sum(cnt.values()):>6} {cnt['agree']:>6} {cnt['tie']:>5} {cnt['known']:>6} {cnt['disagree']:>7} {cnt['oracle-error']:>6}")
+    print(f"time: ours {t_ours:.1f}s, oracle {t_oracle:.1f}s, total {time.monotonic() - t_start:.1f}s; case files in {out_dir}")
+    for f in failures[:50]:
+        print("  DIFFER " + f)
+    bad = totals["disagree"] + totals["oracle-error"]
+    print(f"{n - bad} passed, {bad} failed")
+    return 1 if bad else 0

@@ -1,0 +1,746 @@
+package oracle
+
+// The apiserver of a run (started once) and one case on it: create the cluster through the API,
+// start a fresh scheduler, wait until it stops making progress, read off what it did, clean up.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	clientset "k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+	"k8s.io/kubernetes/test/integration/framework"
+	"k8s.io/utils/ptr"
+)
+
+type server struct {
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc
+	cs     clientset.Interface
+	cfg    *restclient.Config
+	dyn    dynamic.Interface
+	closeF framework.TearDownFunc
+}
+
+// startServer starts kube-apiserver the way test/integration/util InitTestAPIServer does: the
+// admission plugins that would rewrite what we create are off (Priority among them: pods and pod
+// groups carry their resolved spec.priority, as a snapshot does), and the scheduling API
+// versions the gates need are served.
+func startServer(t *testing.T) *server {
+	ctx, cancel := context.WithCancel(context.Background())
+	cs, cfg, closeF := framework.StartTestServer(ctx, t, framework.TestServerSetup{
+		ModifyServerRunOptions: func(o *options.ServerRunOptions) {
+			o.Admission.GenericAdmission.DisablePlugins = []string{"ServiceAccount", "TaintNodesByCondition", "Priority", "StorageObjectInUseProtection"}
+			if o.APIEnablement.RuntimeConfig == nil {
+				o.APIEnablement.RuntimeConfig = cliflag.ConfigurationMap{}
+			}
+			if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+				o.APIEnablement.RuntimeConfig[schedulingv1beta1.SchemeGroupVersion.String()] = "true"
+			}
+			if utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+				o.APIEnablement.RuntimeConfig[schedulingv1alpha3.SchemeGroupVersion.String()] = "true"
+			}
+		},
+	})
+	cfg.QPS = 5000
+	cfg.Burst = 5000
+	cs2, err := clientset.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cs
+	return &server{t: t, ctx: ctx, cancel: cancel, cs: cs2, cfg: cfg, dyn: dynamic.NewForConfigOrDie(cfg), closeF: closeF}
+}
+
+func (s *server) close() {
+	s.cancel()
+	s.closeF()
+}
+
+// Case is one question: a cluster (plain Kubernetes objects) and the object whose pending pods
+// the scheduler is to place. Every pod without spec.nodeName in Objects is pending and is
+// scheduled by the real scheduler; pods with spec.nodeName are running there.
+type Case struct {
+	ID      string            `json:"id"`
+	Objects []json.RawMessage `json:"objects"`
+	Target  Target            `json:"target"`
+}
+
+type Target struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+type PodRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+type Victim struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node"`
+	// How the scheduler took it: "DisruptionTarget" condition, "deleting" (deletionTimestamp), "deleted".
+	Evidence []string `json:"evidence"`
+}
+
+type Placement struct {
+	Pod  PodRef `json:"pod"`
+	Node string `json:"node"`
+}
+
+type Pending struct {
+	Namespace     string `json:"namespace"`
+	Name          string `json:"name"`
+	NominatedNode string `json:"nominatedNode,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Message       string `json:"message,omitempty"`
+}
+
+// Result is the report-contract shape (outcome, message, victims, nominatedNode, placements)
+// plus the raw facts it was derived from.
+type Result struct {
+	ID            string            `json:"id"`
+	Outcome       string            `json:"outcome,omitempty"`
+	Message       string            `json:"message,omitempty"`
+	Victims       []Victim          `json:"victims"`
+	NominatedNode string            `json:"nominatedNode,omitempty"`
+	Nominated     map[string]string `json:"nominated"`
+	Placements    []Placement       `json:"placements"`
+	Pending       []Pending         `json:"pending"`
+	Events        []string          `json:"events,omitempty"`
+	ElapsedMs     int64             `json:"elapsedMs"`
+	Error         string            `json:"error,omitempty"`
+}
+
+// created remembers what a case created, for the clean-up.
+type created struct {
+	namespaces     map[string]bool
+	nodes          []string
+	priorityClass  []string
+	hasPodGroups   bool
+	hasComposite   bool
+	preemptorPods  []PodRef
+	runningAtStart map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
+	// what the scheduler did, recorded while it runs: victims (when first seen marked) and the
+	// last nominated node seen on each preemptor pod (binding may clear it later)
+	victims   map[string]*Victim
+	nominated map[string]string
+}
+
+func key(ns, name string) string { return ns + "/" + name }
+
+func (s *server) run(c *Case) *Result {
+	start := time.Now()
+	res := &Result{ID: c.ID, Victims: []Victim{}, Nominated: map[string]string{}, Placements: []Placement{}, Pending: []Pending{}}
+	cr := &created{namespaces: map[string]bool{}, runningAtStart: map[string]*v1.Pod{}, victims: map[string]*Victim{}, nominated: map[string]string{}}
+	ctx, cancel := context.WithTimeout(s.ctx, *caseTimeout+30*time.Second)
+	defer cancel()
+	defer func() {
+		if err := s.cleanup(cr); err != nil && res.Error == "" {
+			res.Error = "cleanup: " + err.Error()
+		}
+		res.ElapsedMs = time.Since(start).Milliseconds()
+	}()
+	if err := s.create(ctx, c, cr); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	schedCtx, stopSched := context.WithCancel(ctx)
+	sched, done, err := s.startScheduler(schedCtx)
+	if err != nil {
+		stopSched()
+		res.Error = "starting scheduler: " + err.Error()
+		return res
+	}
+	settleErr := s.waitSettled(ctx, sched, cr)
+	stopSched()
+	<-done
+	if settleErr != nil {
+		res.Error = settleErr.Error()
+	}
+	if err := s.readOff(ctx, c, cr, res); err != nil && res.Error == "" {
+		res.Error = err.Error()
+	}
+	return res
+}
+
+func decodeInto(raw json.RawMessage, obj any) error {
+	return json.Unmarshal(raw, obj)
+}
+
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+func (s *server) ensureNamespace(ctx context.Context, cr *created, ns string) error {
+	if ns == "" || cr.namespaces[ns] {
+		return nil
+	}
+	_, err := s.cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("namespace %s: %w", ns, err)
+	}
+	cr.namespaces[ns] = true
+	return nil
+}
+
+// create makes the cluster: cluster-scoped objects, groups, PDBs (status as given: no disruption
+// controller runs), running pods (bound, status as given), then the pending pods.
+func (s *server) create(ctx context.Context, c *Case, cr *created) error {
+	var nodes []*v1.Node
+	var pcs []*schedulingv1.PriorityClass
+	var pgs []*schedulingv1beta1.PodGroup
+	var cpgs []*schedulingv1alpha3.CompositePodGroup
+	var pdbs []*policyv1.PodDisruptionBudget
+	var running, pending []*v1.Pod
+	for i, raw := range c.Objects {
+		var tm typeMeta
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			return fmt.Errorf("object %d: %w", i, err)
+		}
+		var err error
+		switch tm.Kind {
+		case "Node":
+			o := &v1.Node{}
+			err = decodeInto(raw, o)
+			nodes = append(nodes, o)
+		case "PriorityClass":
+			o := &schedulingv1.PriorityClass{}
+			err = decodeInto(raw, o)
+			pcs = append(pcs, o)
+		case "PodGroup":
+			o := &schedulingv1beta1.PodGroup{}
+			err = decodeInto(raw, o)
+			pgs = append(pgs, o)
+		case "CompositePodGroup":
+			o := &schedulingv1alpha3.CompositePodGroup{}
+			err = decodeInto(raw, o)
+			cpgs = append(cpgs, o)
+		case "PodDisruptionBudget":
+			o := &policyv1.PodDisruptionBudget{}
+			err = decodeInto(raw, o)
+			pdbs = append(pdbs, o)
+		case "Pod":
+			o := &v1.Pod{}
+			err = decodeInto(raw, o)
+			if o.Spec.NodeName != "" {
+				running = append(running, o)
+			} else {
+				pending = append(pending, o)
+			}
+		case "Namespace":
+			o := &v1.Namespace{}
+			err = decodeInto(raw, o)
+			if err == nil {
+				err = s.ensureNamespace(ctx, cr, o.Name)
+			}
+		default:
+			// Other kinds are not part of the question (the Python side sends only these).
+		}
+		if err != nil {
+			return fmt.Errorf("object %d (%s): %w", i, tm.Kind, err)
+		}
+	}
+	for _, pc := range pcs {
+		clean(&pc.ObjectMeta)
+		if _, err := s.cs.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+			if apierrors.IsAlreadyExists(err) && strings.HasPrefix(pc.Name, "system-") {
+				continue
+			}
+			return fmt.Errorf("PriorityClass %s: %w", pc.Name, err)
+		}
+		cr.priorityClass = append(cr.priorityClass, pc.Name)
+	}
+	for _, n := range nodes {
+		clean(&n.ObjectMeta)
+		if _, err := s.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("Node %s: %w", n.Name, err)
+		}
+		cr.nodes = append(cr.nodes, n.Name)
+	}
+	for _, g := range cpgs {
+		clean(&g.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, g.Namespace); err != nil {
+			return err
+		}
+		st := g.Status
+		o, err := s.cs.SchedulingV1alpha3().CompositePodGroups(g.Namespace).Create(ctx, g, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("CompositePodGroup %s/%s: %w", g.Namespace, g.Name, err)
+		}
+		cr.hasComposite = true
+		if len(st.Conditions) > 0 {
+			o.Status = st
+			if _, err := s.cs.SchedulingV1alpha3().CompositePodGroups(g.Namespace).UpdateStatus(ctx, o, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("CompositePodGroup %s/%s status: %w", g.Namespace, g.Name, err)
+			}
+		}
+	}
+	for _, g := range pgs {
+		clean(&g.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, g.Namespace); err != nil {
+			return err
+		}
+		if _, err := s.cs.SchedulingV1beta1().PodGroups(g.Namespace).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("PodGroup %s/%s: %w", g.Namespace, g.Name, err)
+		}
+		cr.hasPodGroups = true
+	}
+	for _, p := range pdbs {
+		clean(&p.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, p.Namespace); err != nil {
+			return err
+		}
+		st := p.Status
+		o, err := s.cs.PolicyV1().PodDisruptionBudgets(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("PodDisruptionBudget %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		o.Status = st
+		o.Status.ObservedGeneration = o.Generation
+		if _, err := s.cs.PolicyV1().PodDisruptionBudgets(p.Namespace).UpdateStatus(ctx, o, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("PodDisruptionBudget %s/%s status: %w", p.Namespace, p.Name, err)
+		}
+	}
+	for _, p := range running {
+		if err := s.createPod(ctx, cr, p); err != nil {
+			return err
+		}
+	}
+	for _, p := range pending {
+		if err := s.createPod(ctx, cr, p); err != nil {
+			return err
+		}
+		cr.preemptorPods = append(cr.preemptorPods, PodRef{p.Namespace, p.Name})
+	}
+	return nil
+}
+
+// clean drops what the apiserver sets itself.
+func clean(m *metav1.ObjectMeta) {
+	m.ResourceVersion = ""
+	m.UID = ""
+	m.Generation = 0
+	m.CreationTimestamp = metav1.Time{}
+	m.DeletionTimestamp = nil
+	m.DeletionGracePeriodSeconds = nil
+	m.ManagedFields = nil
+	m.OwnerReferences = nil
+	m.Finalizers = nil
+}
+
+// createPod creates a pod, then writes its status (the create strategy resets it), then, for a
+// pod that was terminating, deletes it gracefully: with no kubelet it stays terminating.
+func (s *server) createPod(ctx context.Context, cr *created, p *v1.Pod) error {
+	terminating := p.DeletionTimestamp != nil
+	grace := p.DeletionGracePeriodSeconds
+	clean(&p.ObjectMeta)
+	if err := s.ensureNamespace(ctx, cr, p.Namespace); err != nil {
+		return err
+	}
+	st := p.Status
+	o, err := s.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("Pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	if st.Phase == "" {
+		if p.Spec.NodeName != "" {
+			st.Phase = v1.PodRunning
+		} else {
+			st.Phase = v1.PodPending
+		}
+	}
+	if p.Spec.NodeName != "" && st.StartTime == nil {
+		// A running pod without a start time would sort as the newest (MoreImportantPod); the
+		// Python side always writes one, this is a fallback for hand-written clusters.
+		st.StartTime = &o.CreationTimestamp
+	}
+	o.Status = st
+	o, err = s.cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, o, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("Pod %s/%s status: %w", p.Namespace, p.Name, err)
+	}
+	if terminating {
+		if grace == nil || *grace == 0 {
+			grace = ptr.To[int64](30)
+		}
+		if err := s.cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
+			return fmt.Errorf("Pod %s/%s terminating: %w", p.Namespace, p.Name, err)
+		}
+	} else if p.Spec.NodeName != "" && o.Status.Phase != v1.PodSucceeded && o.Status.Phase != v1.PodFailed {
+		cr.runningAtStart[key(p.Namespace, p.Name)] = o
+	}
+	return nil
+}
+
+// startScheduler builds a scheduler with the default profile through its public constructor
+// (as test/integration/util StartSchedulerWithDone does) and runs it until ctx ends.
+func (s *server) startScheduler(ctx context.Context) (*scheduler.Scheduler, <-chan struct{}, error) {
+	informerFactory := scheduler.NewInformerFactory(s.cs, 0, nil)
+	dyn := dynamicinformer.NewFilteredDynamicSharedInformerFactory(s.dyn, 0, v1.NamespaceAll, nil)
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: s.cs.EventsV1()})
+	broadcaster.StartRecordingToSink(ctx.Done())
+	opts := []scheduler.Option{
+		scheduler.WithKubeConfig(s.cfg),
+		// As upstream's pod-group preemption integration tests: retries come quickly.
+		scheduler.WithPodInitialBackoffSeconds(0),
+		scheduler.WithPodMaxBackoffSeconds(1),
+	}
+	if *percentage > 0 {
+		opts = append(opts, scheduler.WithPercentageOfNodesToScore(ptr.To(int32(*percentage))))
+	}
+	sched, err := scheduler.New(ctx, s.cs, informerFactory, dyn, profile.NewRecorderFactory(broadcaster), opts...)
+	if err != nil {
+		broadcaster.Shutdown()
+		return nil, nil, err
+	}
+	informerFactory.Start(ctx.Done())
+	dyn.Start(ctx.Done())
+	informerFactory.WaitForCacheSync(ctx.Done())
+	dyn.WaitForCacheSync(ctx.Done())
+	if err := sched.WaitForHandlersSync(ctx); err != nil {
+		broadcaster.Shutdown()
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		sched.Run(ctx)
+		informerFactory.Shutdown()
+		dyn.Shutdown()
+		broadcaster.Shutdown()
+		close(done)
+	}()
+	return sched, done, nil
+}
+
+// waitSettled waits until the scheduler has stopped making progress: nothing in flight, active
+// and backoff queues empty, and no pod in the case's namespaces changed for the settle time.
+func (s *server) waitSettled(ctx context.Context, sched *scheduler.Scheduler, cr *created) error {
+	deadline := time.Now().Add(*caseTimeout)
+	var last string
+	stableSince := time.Now()
+	for {
+		if time.Now().After(deadline) {
+			_, summary := sched.SchedulingQueue.PendingPods()
+			return fmt.Errorf("the scheduler did not settle in %s (%s)", *caseTimeout, summary)
+		}
+		time.Sleep(50 * time.Millisecond)
+		inFlight := len(sched.SchedulingQueue.InFlightPods()) > 0
+		_, summary := sched.SchedulingQueue.PendingPods()
+		queuesEmpty := strings.HasPrefix(summary, "activeQ:0; backoffQ:0;")
+		fp, attempted, err := s.fingerprint(ctx, cr)
+		if err != nil {
+			return err
+		}
+		if fp != last || inFlight || !attempted {
+			last = fp
+			stableSince = time.Now()
+			continue
+		}
+		stable := time.Since(stableSince)
+		// Settled: queues empty and nothing changed for the settle time; or, for pods the
+		// scheduler keeps retrying without changing anything (a group waiting on a terminating
+		// pod that was terminating before the case started), nothing changed for three times the
+		// longest backoff.
+		if (queuesEmpty && stable >= *settle) || stable >= 3*time.Second {
+			return nil
+		}
+	}
+}
+
+// fingerprint: the resourceVersions of every pod of the case; attempted: every preemptor pod is
+// bound or carries the scheduler's verdict (a PodScheduled condition).
+//
+// It also plays the kubelet's part for victims: a pod that was running when the case started and
+// that the scheduler has marked (DisruptionTarget condition, deletion timestamp) is recorded as a
+// victim and then deleted for good, as its kubelet would once its containers stopped. Without
+// that, preemptors wait on terminating victims forever, retried every backoff period.
+func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, error) {
+	var b strings.Builder
+	pre := map[string]bool{}
+	for _, r := range cr.preemptorPods {
+		pre[key(r.Namespace, r.Name)] = false
+	}
+	for _, ns := range sortedKeys(cr.namespaces) {
+		pods, err := s.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return "", false, err
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			b.WriteString(p.Namespace + "/" + p.Name + "@" + p.ResourceVersion + ";")
+			k := key(p.Namespace, p.Name)
+			if _, ok := pre[k]; ok {
+				pre[k] = p.Spec.NodeName != "" || hasCondition(p, v1.PodScheduled)
+				if p.Status.NominatedNodeName != "" {
+					cr.nominated[k] = p.Status.NominatedNodeName
+				}
+			}
+			if was, ok := cr.runningAtStart[k]; ok {
+				var ev []string
+				if cond := condition(p, v1.DisruptionTarget); cond != nil && cond.Status == v1.ConditionTrue {
+					ev = append(ev, "DisruptionTarget:"+cond.Reason)
+				}
+				if p.DeletionTimestamp != nil {
+					ev = append(ev, "deleting")
+				}
+				if len(ev) > 0 && cr.victims[k] == nil {
+					cr.victims[k] = &Victim{Namespace: was.Namespace, Name: was.Name, Node: was.Spec.NodeName, Evidence: ev}
+				}
+				if p.DeletionTimestamp != nil {
+					err := s.cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+					if err != nil && !apierrors.IsNotFound(err) {
+						return "", false, err
+					}
+				}
+			}
+		}
+	}
+	attempted := true
+	for _, ok := range pre {
+		attempted = attempted && ok
+	}
+	return b.String(), attempted, nil
+}
+
+func hasCondition(p *v1.Pod, t v1.PodConditionType) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func condition(p *v1.Pod, t v1.PodConditionType) *v1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// readOff turns the cluster after the scheduler stopped into the report contract.
+func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result) error {
+	now := map[string]*v1.Pod{}
+	for _, ns := range sortedKeys(cr.namespaces) {
+		pods, err := s.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			now[key(p.Namespace, p.Name)] = p
+		}
+		evs, err := s.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			for _, e := range evs.Items {
+				if e.Reason == "Preempted" || e.Reason == "FailedScheduling" && strings.Contains(e.Message, "preempt") {
+					res.Events = append(res.Events, fmt.Sprintf("%s %s/%s: %s", e.Reason, e.InvolvedObject.Namespace, e.InvolvedObject.Name, e.Message))
+				}
+			}
+		}
+	}
+	sort.Strings(res.Events)
+	for _, k := range sortedKeys(cr.runningAtStart) {
+		v := cr.victims[k]
+		if v == nil {
+			if _, still := now[k]; still {
+				continue
+			}
+			// gone without our seeing it marked (deleted between two polls)
+			was := cr.runningAtStart[k]
+			v = &Victim{Namespace: was.Namespace, Name: was.Name, Node: was.Spec.NodeName, Evidence: []string{"deleted"}}
+		}
+		res.Victims = append(res.Victims, *v)
+	}
+	allBound := true
+	var messages []string
+	for _, r := range cr.preemptorPods {
+		p, ok := now[key(r.Namespace, r.Name)]
+		if !ok {
+			allBound = false
+			res.Pending = append(res.Pending, Pending{Namespace: r.Namespace, Name: r.Name, Reason: "Deleted"})
+			continue
+		}
+		if nn := cr.nominated[key(r.Namespace, r.Name)]; nn != "" {
+			res.Nominated[key(r.Namespace, r.Name)] = nn
+		}
+		if p.Spec.NodeName != "" {
+			res.Placements = append(res.Placements, Placement{Pod: r, Node: p.Spec.NodeName})
+			continue
+		}
+		allBound = false
+		pd := Pending{Namespace: r.Namespace, Name: r.Name, NominatedNode: p.Status.NominatedNodeName}
+		if cond := condition(p, v1.PodScheduled); cond != nil {
+			pd.Reason, pd.Message = cond.Reason, cond.Message
+			messages = append(messages, cond.Message)
+		} else {
+			pd.Reason = "NotAttempted"
+			pd.Message = "never popped from the scheduling queue (e.g. its pod group waits for more pods)"
+			messages = append(messages, pd.Message)
+		}
+		res.Pending = append(res.Pending, pd)
+	}
+	if c.Target.Kind == "Pod" {
+		res.NominatedNode = res.Nominated[key(c.Target.Namespace, c.Target.Name)]
+	}
+	switch {
+	case len(res.Victims) > 0:
+		res.Outcome = "Preempt"
+	case allBound && len(res.Nominated) == 0:
+		res.Outcome = "NoPreemptionNeeded"
+	default:
+		res.Outcome = classify(messages)
+	}
+	if len(messages) > 0 {
+		res.Message = messages[0]
+	}
+	return nil
+}
+
+// classify maps the scheduler's PodScheduled messages of still-pending pods with no victims to
+// our outcome names. These are the texts kube-scheduler writes (schedule_one_podgroup.go
+// validatePodGroup, podgrouppreemption.go / default_preemption.go eligibility).
+func classify(messages []string) string {
+	for _, m := range messages {
+		switch {
+		case strings.Contains(m, "should have the same"):
+			return "Invalid"
+		case strings.Contains(m, "not eligible"), strings.Contains(m, "ongoing preemption"):
+			return "NotEligible"
+		}
+	}
+	return "Unschedulable"
+}
+
+// deleteGroups deletes a namespace's pod groups (or composite pod groups) and drops the
+// protection finalizer the apiserver puts on them, which only a controller we do not run would
+// remove.
+func (s *server) deleteGroups(ctx context.Context, gvr schema.GroupVersionResource, ns string) error {
+	rc := s.dyn.Resource(gvr).Namespace(ns)
+	if err := rc.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	l, err := rc.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, o := range l.Items {
+		if len(o.GetFinalizers()) == 0 {
+			continue
+		}
+		_, err := rc.Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanup deletes everything the case created, at once (grace period 0), and waits until the
+// apiserver no longer lists it, so the next case starts from an empty cluster.
+func (s *server) cleanup(cr *created) error {
+	ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
+	defer cancel()
+	zero := metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}
+	for ns := range cr.namespaces {
+		if err := s.cs.CoreV1().Pods(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		if err := s.cs.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		if cr.hasPodGroups {
+			if err := s.deleteGroups(ctx, schedulingv1beta1.SchemeGroupVersion.WithResource("podgroups"), ns); err != nil {
+				return err
+			}
+		}
+		if cr.hasComposite {
+			if err := s.deleteGroups(ctx, schedulingv1alpha3.SchemeGroupVersion.WithResource("compositepodgroups"), ns); err != nil {
+				return err
+			}
+		}
+		if err := s.cs.CoreV1().Events(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+	}
+	for _, n := range cr.nodes {
+		if err := s.cs.CoreV1().Nodes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.priorityClass {
+		if err := s.cs.SchedulingV1().PriorityClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	var left string
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		for ns := range cr.namespaces {
+			pods, err := s.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil || len(pods.Items) > 0 {
+				if err == nil {
+					left = fmt.Sprintf("pod %s/%s (finalizers %v, deletionTimestamp %v)", ns, pods.Items[0].Name, pods.Items[0].Finalizers, pods.Items[0].DeletionTimestamp)
+				}
+				return false, err
+			}
+			if cr.hasPodGroups {
+				l, err := s.cs.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+				if err != nil || len(l.Items) > 0 {
+					if err == nil {
+						left = fmt.Sprintf("podgroup %s/%s (finalizers %v)", ns, l.Items[0].Name, l.Items[0].Finalizers)
+					}
+					return false, err
+				}
+			}
+			if cr.hasComposite {
+				l, err := s.cs.SchedulingV1alpha3().CompositePodGroups(ns).List(ctx, metav1.ListOptions{})
+				if err != nil || len(l.Items) > 0 {
+					return false, err
+				}
+			}
+		}
+		nodes, err := s.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil || len(nodes.Items) > 0 {
+			if err == nil {
+				left = fmt.Sprintf("node %s (finalizers %v)", nodes.Items[0].Name, nodes.Items[0].Finalizers)
+			}
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil && left != "" {
+		return fmt.Errorf("%w: still there: %s", err, left)
+	}
+	return err
+}

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import ties
 from ..model import CompositePodGroup, Pod, PodGroup
 from .groups import Group
 from .podgroup import GroupResult, PodGroupScheduler, pending_pods
@@ -258,6 +259,9 @@ def run_placement_algorithm(pgs: PodGroupScheduler, g: Group) -> GroupResult:
             if scores[i] > scores[bi] or (scores[i] == scores[bi] and successful[i][0].name < successful[bi][0].name):
                 bi = i
         best_pl, best = successful[bi]
+        tied = [pl.name for i, (pl, _) in enumerate(successful) if scores[i] == scores[bi]]
+        if len(tied) > 1:
+            ties.tie("placement", f"{g.key}: equal placement score on {', '.join(tied)}")
     # assumeSubtreeWithRevert: the evaluation was reverted; assume the winner's pods again (in
     # scheduling order) so sibling groups and the caller see them. run_root reverts them at the end.
     for a in best.assignments:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..framework import ties
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
@@ -124,6 +125,7 @@ def pick_one_node(cands: list[_Candidate], names: list[str]) -> tuple[_Candidate
         # we take the smallest node name.
         left.sort(key=lambda c: names[c.node])
         why.append(f"tie after all criteria: smallest node name {names[left[0].node]}")
+        ties.tie("preemption-candidate", ", ".join(names[c.node] for c in left))
     return left[0], why
 
 

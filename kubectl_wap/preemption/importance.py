@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from ..framework import ties
 from .units import VictimUnit
 
 
@@ -22,5 +23,13 @@ def importance_key(u: VictimUnit) -> tuple:
 def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
     """Most important first."""
     if all(u.importance is not None for u in units):
-        return sorted(units, key=attrgetter("importance"))  # keys cached by build_units
-    return sorted(units, key=importance_key)
+        out = sorted(units, key=attrgetter("importance"))  # keys cached by build_units
+    else:
+        out = sorted(units, key=importance_key)
+    if ties.observed():
+        # v1.37's MoreImportantVictim stops at the start time: units equal up to there keep the
+        # input order upstream (UPSTREAM-DIFF: our last key is the first pod's UID).
+        for a, b in zip(out, out[1:]):
+            if importance_key(a)[:4] == importance_key(b)[:4]:
+                ties.tie("victim-order", f"{a.kind} {a.namespace}/{a.name} and {b.kind} {b.namespace}/{b.name}")
+    return out

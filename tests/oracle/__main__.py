@@ -46,11 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--start", type=int, default=0, help="first case index")
     d.add_argument("--scenarios", action="store_true", help="also run every tests/scenarios fixture the oracle can run")
-    d.add_argument("--retries", type=int, default=3, help="reruns of a disagreeing case (upstream's random tie-breaks)")
+    d.add_argument("--retries", type=int, default=6, help="reruns of a disagreeing case (upstream's random tie-breaks)")
     d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")
     d.add_argument("--json", default="", help="write the summary as JSON here")
     d.add_argument("--feature-gates", default="")
-    d.add_argument("--batch", type=int, default=100, help="cases per oracle process")
+    d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
+    d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
     args = ap.parse_args(argv)
     if args.command == "diff":
         from .batch import main_diff

@@ -31,11 +31,15 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str) ->
     from kubectl_wap.preemption.gates import parse_gates
     from kubectl_wap.snapshot.convert import build_snapshot
 
+    from kubectl_wap.framework import ties
+
     try:
-        snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
-        res = analyze(snap, kind, namespace, name, parse_gates(gates))
+        with ties.observe() as seen:
+            snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
+            res = analyze(snap, kind, namespace, name, parse_gates(gates))
     except UserError as e:
-        return {"outcome": "Error", "message": str(e), "victims": [], "nominatedNode": None, "nominated": {}, "placements": []}
+        return {"outcome": "Error", "message": str(e), "victims": [], "nominatedNode": None, "nominated": {}, "placements": [],
+                "ties": []}
     victims = [{"namespace": p.namespace, "name": p.name, "node": p.node_name} for v in res.victims for p in v.unit.pods]
     nominated: dict[str, str] = {}
     placements = []
@@ -47,11 +51,21 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str) ->
             placements.append({"pod": {"namespace": p.namespace, "name": p.name}, "node": n})
     return {"outcome": res.outcome, "message": res.message, "victims": victims,
             "nominatedNode": res.nominated_node if kind.lower() in ("pod", "po") else None,
-            "nominated": nominated, "placements": placements}
+            "nominated": nominated, "placements": placements,
+            # ties our engine broke on the way (framework/ties.py): the answer is one of several
+            "ties": [f"{k}: {d}" for k, d in seen]}
 
 
-def victim_set(ans: dict) -> set[str]:
-    return {f"{v['namespace']}/{v['name']}" for v in ans.get("victims") or []}
+def victim_set(ans: dict, skip: set[str] = frozenset()) -> set[str]:
+    return {k for v in ans.get("victims") or [] if (k := f"{v['namespace']}/{v['name']}") not in skip}
+
+
+def terminating_at_start(items: list[dict]) -> set[str]:
+    """Pods that were already terminating. kube-scheduler counts such a pod among its victims
+    (it is on the node and of lower priority) but sends no API call for it (executor.go: "Victim
+    Pod is already being deleted"), so the oracle cannot see it chosen: both sides leave them out."""
+    return {f"{(o.get('metadata') or {}).get('namespace')}/{(o.get('metadata') or {}).get('name')}"
+            for o in items if o.get("kind") == "Pod" and (o.get("metadata") or {}).get("deletionTimestamp")}
 
 
 @dataclass
@@ -61,12 +75,12 @@ class Verdict:
     reasons: list[str] = field(default_factory=list)
 
 
-def compare(kind: str, mine: dict, real: dict) -> Verdict:
+def compare(kind: str, mine: dict, real: dict, skip: set[str] = frozenset()) -> Verdict:
     reasons = []
     fm, fr = FAMILY.get(mine["outcome"], mine["outcome"]), FAMILY.get(real.get("outcome"), real.get("outcome"))
     if fm != fr:
         reasons.append(f"outcome: ours {mine['outcome']}, kube-scheduler {real.get('outcome')}")
-    vm, vr = victim_set(mine), victim_set(real)
+    vm, vr = victim_set(mine, skip), victim_set(real, skip)
     if vm != vr:
         reasons.append(f"victims: only ours {sorted(vm - vr)}, only kube-scheduler {sorted(vr - vm)}")
     if kind.lower() in ("pod", "po") and fm == fr == "Preempt":

@@ -167,29 +167,46 @@ def case_for(items: Iterable[dict], kind: str, namespace: str, name: str, case_i
 
 def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: float = 30.0,
         log: str | None = None, settle: str = "400ms", quiet: bool = True,
-        percentage_of_nodes_to_score: int = 100) -> list[dict]:
-    """Run cases through one apiserver (one oracle process) and return its answers in case order.
-    A case the oracle could not run carries `error`."""
+        percentage_of_nodes_to_score: int = 100, parallel: int | None = None) -> list[dict]:
+    """Run cases and return the oracle's answers in case order. The cases are split over
+    `parallel` oracle processes (each its own etcd and apiserver; a case mostly waits for the
+    scheduler to settle, so processes overlap well even on 2 cores). A case the oracle could not
+    run carries `error`."""
     binary = build(quiet=quiet)
+    if parallel is None:
+        parallel = int(os.environ.get("WAP_ORACLE_PARALLEL", "3"))
+    parallel = max(1, min(parallel, len(cases)))
+    shards = [cases[i::parallel] for i in range(parallel)]
     with tempfile.TemporaryDirectory(prefix="wap-oracle-") as d:
-        cin, cout = Path(d) / "cases.jsonl", Path(d) / "results.jsonl"
-        with cin.open("w") as f:
-            for c in cases:
-                f.write(json.dumps(c, separators=(",", ":")) + "\n")
-        cmd = [str(binary), "-test.run", "^TestOracle$", "-test.timeout", "0",
-               f"-oracle.in={cin}", f"-oracle.out={cout}", f"-oracle.feature-gates={gates}",
-               f"-oracle.timeout={int(timeout_per_case)}s", f"-oracle.settle={settle}",
-               f"-oracle.percentage-of-nodes-to-score={percentage_of_nodes_to_score}"]
-        if log:
-            cmd.append(f"-oracle.log={log}")
-        proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
-        results = [json.loads(line) for line in cout.read_text().splitlines() if line.strip()] if cout.exists() else []
-        if proc.returncode != 0 or len(results) != len(cases):
-            raise OracleError(f"oracle exited {proc.returncode} after {len(results)}/{len(cases)} case(s):\n"
-                              + proc.stdout[-3000:] + proc.stderr[-3000:])
-        if not quiet:
-            sys.stderr.write(proc.stderr)
-    return results
+        procs = []
+        for k, shard in enumerate(shards):
+            cin, cout = Path(d) / f"cases-{k}.jsonl", Path(d) / f"results-{k}.jsonl"
+            with cin.open("w") as f:
+                for c in shard:
+                    f.write(json.dumps(c, separators=(",", ":")) + "\n")
+            cmd = [str(binary), "-test.run", "^TestOracle$", "-test.timeout", "0",
+                   f"-oracle.in={cin}", f"-oracle.out={cout}", f"-oracle.feature-gates={gates}",
+                   f"-oracle.timeout={int(timeout_per_case)}s", f"-oracle.settle={settle}",
+                   f"-oracle.percentage-of-nodes-to-score={percentage_of_nodes_to_score}"]
+            if log:
+                cmd.append(f"-oracle.log={log}.{k}" if parallel > 1 else f"-oracle.log={log}")
+            errf = (Path(d) / f"stderr-{k}.txt").open("w")
+            procs.append((subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf), cout, errf, shard))
+        by_id: dict[str, dict] = {}
+        for proc, cout, errf, shard in procs:
+            code = proc.wait()
+            errf.close()
+            err_text = Path(errf.name).read_text()
+            results = [json.loads(line) for line in cout.read_text().splitlines() if line.strip()] if cout.exists() else []
+            if code != 0 or len(results) != len(shard):
+                for p2, *_ in procs:
+                    p2.kill()
+                raise OracleError(f"oracle exited {code} after {len(results)}/{len(shard)} case(s):\n" + err_text[-3000:])
+            if not quiet:
+                sys.stderr.write("".join(line for line in err_text.splitlines(True) if not line.startswith('{"level"')))
+            for c, r in zip(shard, results):
+                by_id[id(c)] = r
+    return [by_id[id(c)] for c in cases]
 
 
 def contract(result: dict) -> dict[str, Any]:

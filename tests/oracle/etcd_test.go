@@ -24,8 +24,21 @@ func freePort() (int, error) {
 }
 
 // startEtcd starts an embedded single-member etcd on free loopback ports, data in a temp dir.
-// It returns the client URL and a stop function.
+// It returns the client URL and a stop function. Several oracles may start at once: a port
+// taken between our probe and etcd's bind makes a try fail, and the next try picks new ports.
 func startEtcd() (string, func(), error) {
+	var lastErr error
+	for try := 0; try < 5; try++ {
+		u, stop, err := startEtcdOnce()
+		if err == nil {
+			return u, stop, nil
+		}
+		lastErr = err
+	}
+	return "", nil, lastErr
+}
+
+func startEtcdOnce() (string, func(), error) {
 	dir, err := os.MkdirTemp("", "wap-oracle-etcd")
 	if err != nil {
 		return "", nil, err
@@ -68,5 +81,12 @@ func startEtcd() (string, func(), error) {
 		e.Close()
 		os.RemoveAll(dir)
 	}
+	// It must serve on the port we will hand to the apiserver.
+	conn, err := net.DialTimeout("tcp", cu.Host, 5*time.Second)
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("embedded etcd is not listening on %s: %w", cu.Host, err)
+	}
+	conn.Close()
 	return cu.String(), stop, nil
 }

@@ -6,7 +6,7 @@ and one pending object: a gang or basic PodGroup, a CompositePodGroup tree, or a
 differential runner can report agreement per feature: gang, basic, cpg, pod, pdb, pdb-empty,
 pdb-expr, all-victims, single-victims, cpg-victims, equal-priority, never, taints, node-affinity,
 anti-affinity, affinity-preferred, victim-anti-affinity, spread, host-ports, terminating,
-equal-start, partial-fit, running-members.
+partial-fit, running-members.
 
 Everything the real scheduler reads is written explicitly (spec.priority on pods and groups:
 the oracle's apiserver runs without the Priority admission plugin, as upstream's integration
@@ -69,13 +69,15 @@ class _Builder:
         taint_some = rng.random() < 0.15
         for i in range(n):
             name = f"node{i + 1}"
-            cpu = rng.choice([2000, 4000, 4000, 8000]) if self.medium else rng.choice([2000, 3000, 4000])
+            # Varied shapes: identical empty nodes tie in every score, and upstream breaks score
+            # ties at random (selectHost), which no offline tool can reproduce.
+            cpu = rng.choice([2000, 3000, 4000, 5000, 6000, 8000]) if self.medium else rng.choice([2000, 3000, 4000, 5000])
             labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"zone-{i % 2}"}
             spec: dict[str, Any] = {}
             if taint_some and i % 3 == 2:
                 spec["taints"] = [{"key": "dedicated", "value": "special", "effect": "NoSchedule"}]
                 self.features.add("taints")
-            alloc = {"cpu": _cpu(cpu), "memory": "32Gi", "pods": "110"}
+            alloc = {"cpu": _cpu(cpu), "memory": rng.choice(["16Gi", "24Gi", "32Gi", "48Gi"]), "pods": "110"}
             node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec,
                     "status": {"allocatable": alloc, "capacity": alloc,
                                "conditions": [{"type": "Ready", "status": "True"}]}}
@@ -150,10 +152,14 @@ def generate(seed: int, index: int = 0) -> GenCase:
     if rng.random() < 0.1:
         preemptor_prio = prios[-1]  # equal to the most important victims: they cannot be preempted
         b.features.add("equal-priority")
-    starts = [BASE + 60 * k for k in range(4)]
-    if rng.random() < 0.3:
-        starts = [BASE, BASE]
-        b.features.add("equal-start")
+    # Every running pod gets its own start time. Equal start times are a tie upstream breaks by
+    # the order of pods in its node cache (default preemption: MoreImportantPod has no further
+    # tie-break) or by UID (workload-aware preemption: random UIDs in the oracle), neither of which
+    # a snapshot can reproduce: such cases cannot be compared, so the generator makes none.
+    next_start = iter(range(BASE, BASE + 10**6, 61))
+
+    def start_time() -> int:
+        return next(next_start) + rng.randint(0, 40)
     apps = ["web", "batch", "ml"]
     tolerate_all = [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]
 
@@ -181,7 +187,7 @@ def generate(seed: int, index: int = 0) -> GenCase:
                 break
             node = rng.choice(cands)
             b.place(node, cpu)
-            b.pod(ns, f"{gname}-{k}", prio, cpu, node, {"app": app, "group": gname}, rng.choice(starts), group=gname)
+            b.pod(ns, f"{gname}-{k}", prio, cpu, node, {"app": app, "group": gname}, start_time(), group=gname)
 
     # Standalone running pods until the cluster is near full.
     target_fill = rng.uniform(0.7, 1.0)
@@ -207,7 +213,7 @@ def generate(seed: int, index: int = 0) -> GenCase:
                     {"labelSelector": {"matchLabels": {"role": "preemptor"}}, "topologyKey": "kubernetes.io/hostname"}]}}
                 b.features.add("victim-anti-affinity")
             b.place(node, cpu)
-            p = b.pod(ns, f"run-{i}", prio, cpu, node, labels, rng.choice(starts), extra_spec=extra)
+            p = b.pod(ns, f"run-{i}", prio, cpu, node, labels, start_time(), extra_spec=extra)
             if rng.random() < 0.04:
                 p["metadata"]["deletionTimestamp"] = _ts(BASE + 7200)
                 p["metadata"]["deletionGracePeriodSeconds"] = 30
@@ -305,7 +311,7 @@ def generate(seed: int, index: int = 0) -> GenCase:
                 break
             node = rng.choice(cands)
             b.place(node, cpu)
-            b.pod(ns, f"job-run-{k}", preemptor_prio, cpu, node, labels, BASE, group="job",
+            b.pod(ns, f"job-run-{k}", preemptor_prio, cpu, node, labels, start_time(), group="job",
                   extra_spec={"preemptionPolicy": "Never"} if never else None)
         for k in range(size):
             preemptor_pod(f"job-{k}", cpu, "job")

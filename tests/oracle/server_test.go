@@ -136,6 +136,7 @@ type Result struct {
 	Pending       []Pending         `json:"pending"`
 	Events        []string          `json:"events,omitempty"`
 	ElapsedMs     int64             `json:"elapsedMs"`
+	PhasesMs      map[string]int64  `json:"phasesMs,omitempty"`
 	Error         string            `json:"error,omitempty"`
 }
 
@@ -150,8 +151,9 @@ type created struct {
 	runningAtStart map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
 	// what the scheduler did, recorded while it runs: victims (when first seen marked) and the
 	// last nominated node seen on each preemptor pod (binding may clear it later)
-	victims   map[string]*Victim
-	nominated map[string]string
+	victims          map[string]*Victim
+	nominated        map[string]string
+	nominatedAtStart bool // a pending pod of the case came with status.nominatedNodeName
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -163,15 +165,24 @@ func (s *server) run(c *Case) *Result {
 	ctx, cancel := context.WithTimeout(s.ctx, *caseTimeout+30*time.Second)
 	defer cancel()
 	defer func() {
+		t0 := time.Now()
 		if err := s.cleanup(cr); err != nil && res.Error == "" {
 			res.Error = "cleanup: " + err.Error()
 		}
+		if res.PhasesMs != nil {
+			res.PhasesMs["cleanup"] = time.Since(t0).Milliseconds()
+		}
 		res.ElapsedMs = time.Since(start).Milliseconds()
 	}()
+	res.PhasesMs = map[string]int64{}
+	phase := func(name string, t0 time.Time) { res.PhasesMs[name] = time.Since(t0).Milliseconds() }
+	t0 := time.Now()
 	if err := s.create(ctx, c, cr); err != nil {
 		res.Error = err.Error()
 		return res
 	}
+	phase("create", t0)
+	t0 = time.Now()
 	schedCtx, stopSched := context.WithCancel(ctx)
 	sched, done, err := s.startScheduler(schedCtx)
 	if err != nil {
@@ -179,9 +190,14 @@ func (s *server) run(c *Case) *Result {
 		res.Error = "starting scheduler: " + err.Error()
 		return res
 	}
+	phase("startScheduler", t0)
+	t0 = time.Now()
 	settleErr := s.waitSettled(ctx, sched, cr)
+	phase("settle", t0)
+	t0 = time.Now()
 	stopSched()
 	<-done
+	phase("stopScheduler", t0)
 	if settleErr != nil {
 		res.Error = settleErr.Error()
 	}
@@ -336,6 +352,9 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 		}
 	}
 	for _, p := range pending {
+		if p.Status.NominatedNodeName != "" {
+			cr.nominatedAtStart = true
+		}
 		if err := s.createPod(ctx, cr, p); err != nil {
 			return err
 		}
@@ -467,22 +486,24 @@ func (s *server) waitSettled(ctx context.Context, sched *scheduler.Scheduler, cr
 		}
 		stable := time.Since(stableSince)
 		// Settled: queues empty and nothing changed for the settle time; or, for pods the
-		// scheduler keeps retrying without changing anything (a group waiting on a terminating
-		// pod that was terminating before the case started), nothing changed for three times the
-		// longest backoff.
-		if (queuesEmpty && stable >= *settle) || stable >= 3*time.Second {
+		// scheduler keeps retrying without changing anything (an unschedulable group whose status
+		// updates requeue it, a group waiting on a pod that was terminating before the case
+		// started), nothing changed for 1.5 times the longest backoff (1 s): every pod in the
+		// backoff queue has been retried since the last change.
+		if (queuesEmpty && stable >= *settle) || stable >= 1500*time.Millisecond {
 			return nil
 		}
 	}
 }
 
 // fingerprint: the resourceVersions of every pod of the case; attempted: every preemptor pod is
-// bound or carries the scheduler's verdict (a PodScheduled condition).
+// bound or carries the scheduler's verdict (a PodScheduled condition). It records victims as
+// they are marked (DisruptionTarget condition, deletion timestamp) and the nominations.
 //
-// It also plays the kubelet's part for victims: a pod that was running when the case started and
-// that the scheduler has marked (DisruptionTarget condition, deletion timestamp) is recorded as a
-// victim and then deleted for good, as its kubelet would once its containers stopped. Without
-// that, preemptors wait on terminating victims forever, retried every backoff period.
+// No kubelet runs: a victim stays terminating, so the preemptors wait on it ("ongoing
+// preemption") and the case shows the scheduler's first preemption decision, which is what
+// whatif predicts. (Playing victims' termination forward is a different question: a
+// preemptor that then fails on its nominated node triggers a second round.)
 func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, error) {
 	var b strings.Builder
 	pre := map[string]bool{}
@@ -514,12 +535,6 @@ func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, er
 				}
 				if len(ev) > 0 && cr.victims[k] == nil {
 					cr.victims[k] = &Victim{Namespace: was.Namespace, Name: was.Name, Node: was.Spec.NodeName, Evidence: ev}
-				}
-				if p.DeletionTimestamp != nil {
-					err := s.cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-					if err != nil && !apierrors.IsNotFound(err) {
-						return "", false, err
-					}
 				}
 			}
 		}
@@ -616,6 +631,11 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 	}
 	switch {
 	case len(res.Victims) > 0:
+		res.Outcome = "Preempt"
+	case len(cr.nominated) > 0 && !cr.nominatedAtStart:
+		// PodGroupPostFilter / PostFilter succeeded without a victim the API shows (none needed:
+		// reprieval put every candidate back, or the only ones are already terminating) and
+		// nominated the pods.
 		res.Outcome = "Preempt"
 	case allBound && len(res.Nominated) == 0:
 		res.Outcome = "NoPreemptionNeeded"

@@ -176,7 +176,7 @@ def _emit(doc: Any, fmt: str, arg: str = "") -> None:
     elif fmt == "jsonpath":
         from .report.formats import jsonpath
 
-        sys.stdout.write(jsonpath(arg, doc) + "\n")
+        sys.stdout.write(jsonpath(arg, doc))  # as kubectl: the template says where lines end
 
 
 def _json_text(doc: Any) -> str:
@@ -270,7 +270,8 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     elif not hyp.file:
         from .snapshot.hypothetical import parse_requests
 
-        lookup.check_hypothetical(snap, hyp.priority_class, parse_requests(hyp.requests or ""), ns)
+        mine = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name")) for o in extra)
+        lookup.check_hypothetical(snap, hyp.priority_class, parse_requests(hyp.requests or ""), ns, mine)
     if hyp.file and hyp.replicas is None and kind == "podgroup":
         pods = [o for o in extra or [] if o.get("kind") == "Pod"]
         pgs = [o for o in extra or [] if o.get("kind") == "PodGroup"]
@@ -451,7 +452,8 @@ def rank(
         if limit is not None and limit < 1:
             raise UserError("--limit must be at least 1")
         gates = parse_gates(src.feature_gates)
-        shown_ns = None if all_namespaces else src.namespace
+        # -n selects the listed namespace, except with --for, where it is the preemptor's.
+        shown_ns = None if all_namespaces or for_ else src.namespace
         helps = None
         prio = priority
         if for_:

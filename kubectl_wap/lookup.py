@@ -24,7 +24,11 @@ SYSTEM_CLASSES = {"system-cluster-critical", "system-node-critical"}
 
 def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
     """" (did you mean X?)" with the closest choices, or ""."""
-    close = difflib.get_close_matches(word, sorted(set(choices)), n=n, cutoff=0.6)
+    names = sorted(set(choices))
+    # A domain-qualified name whose last part is the word first ("gpu" -> "nvidia.com/gpu").
+    close = [c for c in names if "/" in c and c.rsplit("/", 1)[1] == word]
+    close += [c for c in difflib.get_close_matches(word, names, n=n, cutoff=0.6) if c not in close]
+    close = close[:n]
     if not close:
         return ""
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
@@ -41,7 +45,7 @@ def available(choices: Iterable[str], limit: int = 8) -> str:
 def kind_of(word: str) -> str:
     k = _KINDS.get(word.lower())
     if k is None:
-        raise UserError(f"unknown kind {word!r}{did_you_mean(word.lower(), _KINDS)}: want {', '.join(KIND_WORDS)}")
+        raise UserError(f"unknown kind {word!r}{did_you_mean(word.lower(), KIND_WORDS)}: want {', '.join(KIND_WORDS)}")
     return k
 
 
@@ -57,11 +61,12 @@ def split_type_name(kind: str | None, name: str | None) -> tuple[str | None, str
     return kind, name
 
 
-def namespaces(snap: Snapshot) -> set[str]:
+def namespaces(snap: Snapshot, ignore: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+    """Namespaces the snapshot knows: Namespace objects and those of its objects, except the
+    (namespace, name) objects in `ignore` (hypothetical work must not vouch for its own)."""
     out = {n.name for n in snap.namespaces}
-    out.update(p.namespace for p in snap.pods)
-    out.update(g.namespace for g in snap.pod_groups)
-    out.update(g.namespace for g in snap.composite_pod_groups)
+    for objs in (snap.pods, snap.pod_groups, snap.composite_pod_groups):
+        out.update(o.namespace for o in objs if (o.namespace, o.name) not in ignore)
     return out
 
 
@@ -77,8 +82,8 @@ def check_cluster(snap: Snapshot, need_pods: bool = True) -> None:
         raise UserError("the snapshot holds no Pods: add `pods` to the dump (kubectl get nodes,pods,... -A -o json > dump.json)")
 
 
-def check_namespace(snap: Snapshot, namespace: str) -> None:
-    known = namespaces(snap)
+def check_namespace(snap: Snapshot, namespace: str, ignore: frozenset[tuple[str, str]] = frozenset()) -> None:
+    known = namespaces(snap, ignore)
     if namespace not in known:
         raise UserError(f'namespace "{namespace}" not found{did_you_mean(namespace, known)}; namespaces: {available(known)}')
 
@@ -110,7 +115,8 @@ def check_object(snap: Snapshot, kind: str, namespace: str, name: str) -> None:
     raise UserError(f"{msg}{hint}; {k.lower()}s in {namespace}: {available(same_ns)}")
 
 
-def check_hypothetical(snap: Snapshot, priority_class: str | None, requests: dict[str, str], namespace: str) -> None:
+def check_hypothetical(snap: Snapshot, priority_class: str | None, requests: dict[str, str], namespace: str,
+                       hypothetical: frozenset[tuple[str, str]] = frozenset()) -> None:
     """Flags of hypothetical work name things that exist: a PriorityClass, resources some node
     offers, a namespace (so a typo is an error, not an Invalid or Unschedulable verdict)."""
     if priority_class:
@@ -128,4 +134,4 @@ def check_hypothetical(snap: Snapshot, priority_class: str | None, requests: dic
             raise UserError(
                 f'no node offers resource "{r}"{did_you_mean(r, offered)}; resources: {available(offered, 12)}'
             )
-    check_namespace(snap, namespace)
+    check_namespace(snap, namespace, hypothetical)

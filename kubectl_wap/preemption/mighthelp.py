@@ -6,7 +6,7 @@ allocatable) is skipped, because removing pods cannot change that status."""
 
 from __future__ import annotations
 
-from ..framework.filtering import StaticCache
+from ..framework.filtering import StaticCache, static_signature
 from ..framework.state import build_state
 from ..framework.status import UNRESOLVABLE
 from ..model import Pod, Snapshot
@@ -17,7 +17,7 @@ def nodes_where_preemption_might_help(snap: Snapshot, pods: list[Pod]) -> set[st
     state = build_state(snap)
     static = StaticCache(state)
     out: set[str] = set()
-    for pod in {_sig(p): p for p in pods}.values():
+    for pod in {(static_signature(p), tuple(sorted(p.requests.items()))): p for p in pods}.values():
         codes = static.get(pod).codes
         for i, node in enumerate(state.nodes):
             if codes[i] == UNRESOLVABLE or i in out:
@@ -25,7 +25,3 @@ def nodes_where_preemption_might_help(snap: Snapshot, pods: list[Pod]) -> set[st
             if all(v <= node.allocatable.get(r, 0) for r, v in pod.requests.items() if v and r != "pods"):
                 out.add(node.name)
     return out
-
-
-def _sig(p: Pod) -> tuple:
-    return (tuple(sorted(p.requests.items())), p.node_selector and tuple(sorted(p.node_selector.items())), p.affinity, p.tolerations)

@@ -26,7 +26,7 @@ dt{color:#555} dd{margin:0} .node{margin:6px 0 12px} .node-name{font-family:ui-m
 .seg{height:100%} .kept{background:#9e9e9e}.evicted{background:#e53935}.preemptor{background:#1e88e5}.free{background:#e8f5e9}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle;border:1px solid #999}
 table{border-collapse:collapse;margin:4px 0} th,td{text-align:left;padding:3px 10px;border-bottom:1px solid #e0e0e0;vertical-align:top}
-th{background:#f5f5f5} td.num{text-align:right;font-variant-numeric:tabular-nums} code{font-family:ui-monospace,monospace}
+th{background:#f5f5f5} td:first-child{white-space:nowrap} td.num{text-align:right;font-variant-numeric:tabular-nums} code{font-family:ui-monospace,monospace}
 .nums{color:#444;font-size:12px} #filter{margin:8px 0}
 """
 

@@ -7,6 +7,8 @@ import re
 
 # Object names, quoted values and numbers vary between warnings of one kind.
 _VARIABLE = re.compile(r"\"[^\"]*\"|'[^']*'|[\w.-]+/[\w./-]+|\b\d[\d.]*\w*\b")
+# ... and the name after a kind word ("bound to node gpu-7").
+_NAMED = re.compile(r"\b(node|Node|PodGroup|CompositePodGroup|Pod|pod|PDB|PodDisruptionBudget|PriorityClass|namespace|Namespace)\s+[^\s,:;]+")
 SHOW = 2  # warnings of one kind printed in full before they are counted
 
 
@@ -15,7 +17,7 @@ def summarize(warnings: list[str], show: int = SHOW) -> list[str]:
     the rest ("... and N more like it")."""
     groups: dict[str, list[str]] = {}
     for w in warnings:
-        groups.setdefault(_VARIABLE.sub("~", w), []).append(w)
+        groups.setdefault(_VARIABLE.sub("~", _NAMED.sub(r"\1 ~", w)), []).append(w)
     out = []
     for ws in groups.values():
         out.extend(ws[:show])

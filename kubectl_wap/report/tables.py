@@ -215,6 +215,7 @@ def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: boo
         scope = f" for {doc['for']}, on the {len(doc.get('nodesWherePreemptionMightHelp', []))} node(s) where preemption might help it" if doc.get("for") else ""
         say(console, f"Units a preemptor of priority {prio} could take{scope}, {how}: {doc.get('totalUnits', len(doc['units']))} unit(s)"
             + (f", first {len(doc['units'])} shown" if len(doc["units"]) < doc.get("totalUnits", len(doc["units"])) else ""))
+        console.file.write("\n")
     headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "VIOLATES-PDB"] + (["NODES"] if wide else [])
     out = []
     for r in doc["units"]:

@@ -420,3 +420,22 @@ def test_pick_criteria_order():
     why = {c["node"]: c["why"] for c in with_why(doc, Snapshot(pods=pods))}
     assert why["a"].startswith("more PDB violations: 1 vs 0")
     assert why["b"] == "chosen: fewest PDB violations (0)"
+
+
+def test_each_reprieve_step_shows_its_arithmetic():
+    out = invoke("explain", *JOB1, "--color", "never").stdout
+    steps = {ln.split("->")[0].split(":", 1)[1].strip(): ln for ln in out.splitlines() if "Reprieve " in ln and "->" in ln and "-" not in ln.split(":")[0]}
+    needed = steps["Pod ml/hpo-trials-4"]
+    assert "[gpu-a4 nvidia.com/gpu: kept 5 + preemptor 3 + this unit 1 = 9 > allocatable 8]" in needed
+    assert "[gpu-b4 nvidia.com/gpu: kept 5 (its 1 included) + preemptor 3 = 8 <= allocatable 8]" in steps["Pod research/ablation-3"]
+    assert "[it runs on no node of the placement]" in steps["Pod batch/etl-nightly-2"]
+    # Every single-unit verdict step carries numbers, and the numbers agree with the verdict.
+    import re
+
+    for ln in steps.values():
+        m = re.search(r"= (\d+) (>|<=) allocatable (\d+)\]", ln)
+        if "[it runs on no node" in ln:
+            continue
+        assert m, ln
+        total, op, alloc = int(m.group(1)), m.group(2), int(m.group(3))
+        assert (total > alloc) == (op == ">") == ("-> needed" in ln)

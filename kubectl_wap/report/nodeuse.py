@@ -15,6 +15,21 @@ def _sum(pods: list, r: str) -> int:
     return sum(p.requests.get(r, 0) for p in pods)
 
 
+def unit_label(u: dict) -> str:
+    """How explain's steps name a unit ("PodGroup research/protein-fold")."""
+    return f"{u['kind']} {u['namespace']}/{u['name']}"
+
+
+def _unit_amounts(doc: dict, on: dict, resources: list[str]) -> dict[str, dict[str, int]]:
+    """Per candidate unit with pods on this node: what its pods here request of each resource."""
+    out: dict[str, dict[str, int]] = {}
+    for v in list(doc["victimUnits"]) + list(doc["reprieved"]):
+        pods = [on[k] for p in v["pods"] if (k := (p["namespace"], p["name"])) in on]
+        if pods:
+            out[unit_label(v["unit"])] = {r: _sum(pods, r) for r in resources}
+    return out
+
+
 def node_usage(doc: dict, snap: Snapshot) -> list[dict[str, Any]]:
     """One record per placement node: {node, resource, allocatable, kept, evicted, preemptor, free,
     text} (amounts in the scheduler's units: cpu milli-cores, memory bytes, counts)."""
@@ -54,6 +69,10 @@ def node_usage(doc: dict, snap: Snapshot) -> list[dict[str, Any]]:
         rec = {"node": node, "resource": r, "allocatable": a, "kept": kept, "evicted": evicted, "preemptor": taken,
                "free": a - kept - taken, "preemptorPods": len(mine), "evictedPods": len(evicted_pods), "keptPods": len(kept_pods)}
         f = lambda v: format_amount(r, v)  # noqa: E731
+        rec["resources"] = {
+            x: {"allocatable": alloc.get(node, {}).get(x, 0), "kept": _sum(kept_pods, x), "evicted": _sum(evicted_pods, x),
+                "preemptor": _sum(mine, x)} for x in sorted(wanted)}
+        rec["units"] = _unit_amounts(doc, {(p.namespace, p.name): p for p in on}, sorted(wanted))
         rec["text"] = (f"{node} {r}: allocatable {f(a)} = kept {f(kept)} ({len(kept_pods)} pod(s)) + preemptor {f(taken)} "
                        f"({len(mine)} pod(s)) + free {f(a - kept - taken)}; the {len(evicted_pods)} victim pod(s) here free {f(evicted)}")
         out.append(rec)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import re
+
 from rich.console import Console
 from rich.markup import escape
 
 from . import layout
+from ..quantity import format_amount
 from .headline import collateral, headline
 from .warnings import summarize
 
@@ -171,10 +174,11 @@ def render_explain(doc: dict, console: Console, err: Console | None = None, wide
     unless `wide`, which lists one item a line."""
     print_warnings(err or console, doc["warnings"])
     say(console, f"Outcome: {doc['outcome']}: {doc['message']}")
+    arithmetic = doc.get("nodeArithmetic") or []
     for i, s in enumerate(doc["explanation"], 1):
         head, items = _list_step(s)
         if not items:
-            say(console, f"{i:>3}. {s}", indent="     ")
+            say(console, f"{i:>3}. {s}{step_numbers(s, arithmetic)}", indent="     ")
         elif wide:
             say(console, f"{i:>3}. {head}", indent="     ")
             for it in items:
@@ -182,7 +186,6 @@ def render_explain(doc: dict, console: Console, err: Console | None = None, wide
         else:
             shown = "; ".join(items[:FOLD_ITEMS])
             say(console, f"{i:>3}. {head} {shown}; ... ({len(items)} listed by -o wide)", indent="     ")
-    arithmetic = doc.get("nodeArithmetic") or []
     if arithmetic:
         say(console, "Numbers per node of the placement (the deciding resource: the preemptor's tightest there):")
         for a in arithmetic:
@@ -192,6 +195,44 @@ def render_explain(doc: dict, console: Console, err: Console | None = None, wide
 
 
 FOLD_ITEMS = 3
+_STEP_UNIT = re.compile(r"^Reprieve \d+: (\w+ \S+) -> (needed|spared)")
+_FAILS_ON = re.compile(r"fails NodeResourcesFit on (\S+) \(Insufficient ([^),]+)")
+
+
+def step_numbers(step: str, arithmetic: list[dict]) -> str:
+    """The arithmetic behind one unit's reprieve verdict, from the final state of the placement's
+    nodes (valid for the verdict at the time: units reprieved later only add to "kept").
+    needed: kept + preemptor + the unit > allocatable on the node that failed; spared: on each
+    placement node where the unit runs, kept (the unit included) + preemptor <= allocatable."""
+    m = _STEP_UNIT.match(step)
+    if not m or not arithmetic:
+        return ""
+    unit, verdict = m.groups()
+    by_node = {a["node"]: a for a in arithmetic}
+    if verdict == "needed":
+        f = _FAILS_ON.search(step)
+        a = by_node.get(f.group(1)) if f else None
+        if a is None or f.group(2) not in a.get("resources", {}):
+            return ""
+        r = f.group(2)
+        x, mine = a["resources"][r], a["units"].get(unit, {}).get(r, 0)
+        total = x["kept"] + x["preemptor"] + mine
+        amt = lambda v: format_amount(r, v)  # noqa: E731
+        return (f" [{a['node']} {r}: kept {amt(x['kept'])} + preemptor {amt(x['preemptor'])} + this unit {amt(mine)} = "
+                f"{amt(total)} > allocatable {amt(x['allocatable'])}]")
+    here = [a for a in arithmetic if unit in a.get("units", {})]
+    if not here:
+        return " [it runs on no node of the placement]"
+    parts = []
+    for a in here:
+        r = a["resource"]
+        x, mine = a["resources"].get(r), a["units"][unit].get(r, 0)
+        if x is None:
+            continue
+        amt = lambda v: format_amount(r, v)  # noqa: E731
+        parts.append(f"{a['node']} {r}: kept {amt(x['kept'])} (its {amt(mine)} included) + preemptor {amt(x['preemptor'])} = "
+                     f"{amt(x['kept'] + x['preemptor'])} <= allocatable {amt(x['allocatable'])}")
+    return f" [{'; '.join(parts)}]" if parts else ""
 
 
 def _list_step(step: str) -> tuple[str, list[str]]:

@@ -18,6 +18,7 @@ import typer
 from . import __version__
 from .cliopts import Hypothetical, Source, options
 from .errors import UserError
+from .pipes import QuietPipe
 
 def _examples(*blocks: str) -> str:
     """An epilog click prints verbatim: each block is marked with \\b so it is not re-wrapped."""
@@ -690,51 +691,13 @@ def complete_main() -> None:
     print(directive)
 
 
-class _QuietPipe:
-    """stdout that stops writing, silently, once the reader has gone (`| head -1`): the command
-    still finishes, so its exit code (--exit-code's verdict) is the one the shell sees."""
-
-    def __init__(self, stream: Any):
-        self._stream = stream
-        self.closed_by_reader = False
-
-    def write(self, text: str) -> int:
-        if not self.closed_by_reader:
-            try:
-                return self._stream.write(text)
-            except BrokenPipeError:
-                self._gone()
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.closed_by_reader:
-            try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._gone()
-
-    def _gone(self) -> None:
-        self.closed_by_reader = True
-        # Python flushes sys.__stdout__ at exit too: point the descriptor at /dev/null so that
-        # flush cannot fail (the recipe in the signal module's documentation).
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self._stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
 def main() -> None:
     # One short-lived process over a large, acyclic object graph (a 150k-pod snapshot): a cyclic
     # garbage collection would rescan all of it again and again while reports are built, for
     # nothing to free. Memory is returned when the process exits.
     gc.disable()
-    if not isinstance(sys.stdout, _QuietPipe):
-        sys.stdout = _QuietPipe(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stdout, QuietPipe):
+        sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]
     try:
         rv = app(standalone_mode=False, prog_name="kubectl wap")
         sys.exit(rv if isinstance(rv, int) else 0)

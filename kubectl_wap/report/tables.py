@@ -48,10 +48,6 @@ def say(console: Console, text: str, style: str = "", lead: str = "", indent: st
 
 
 def print_table(console: Console, title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> None:
-    _print_table(console, title, headers, rows, no_headers)
-
-
-def _print_table(console: Console, title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> None:
     """Every table goes through layout.render: no value is ever cut (see report/layout.py)."""
     console.file.write(layout.render(title, headers, rows, _width(console), no_headers))
 
@@ -69,7 +65,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     err = err or console
     print_warnings(err, doc["warnings"])
     if no_headers:
-        _print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
+        print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
         return
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
@@ -109,9 +105,9 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
             p.sort(key=_natural)
             rows.append([n, len(p), ", ".join(p) if wide else _short(p)])
         title = "Nominated node (after preemption)" if doc.get("algorithm") == "default" and doc["outcome"] == "Preempt" else "Placement"
-        _print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
+        print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
     if doc["victimUnits"]:
-        _print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
+        print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
     if doc.get("candidateNodes"):
         rows = []
         for c in doc["candidateNodes"]:
@@ -120,7 +116,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
                 rows.append([c["node"], "-", "-", c.get("status", ""), chosen])
             else:
                 rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), c.get("why", ""), chosen])
-        _print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
+        print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
     if doc["summary"]["reprievedUnits"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}
@@ -141,12 +137,14 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "VIOLATES-PDB"] + (["REASON"] if wide else [])
         title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
         if rows:
-            _print_table(console, title, headers, rows, no_headers)
-        if hidden:
+            print_table(console, title, headers, rows, no_headers)
+        if hidden and doc.get("filter"):
+            say(console, f"{hidden} more spared candidate unit(s) are not shown (on other nodes, or filtered out).")
+        elif hidden:
             say(console, f"{hidden} more candidate unit(s) on other nodes were spared (-o wide lists them).")
     if doc.get("unplaced") and wide:
         rows = [[f"{u['pod']['namespace']}/{u['pod']['name']}", u["message"]] for u in doc["unplaced"]]
-        _print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
+        print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
 
 
 _VICTIM_HEADERS = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "VIOLATES-PDB"]
@@ -265,7 +263,7 @@ def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: boo
         if wide:
             row.append(",".join(r["nodes"]))
         out.append(row)
-    _print_table(console, None, headers, out, no_headers)
+    print_table(console, None, headers, out, no_headers)
 
 
 def render_diff(d: dict, console: Console, no_headers: bool = False) -> None:
@@ -281,7 +279,7 @@ def render_diff(d: dict, console: Console, no_headers: bool = False) -> None:
     rows += [["victim-", f"{v['namespace']}/{v['name']}", v["node"], "-"] for v in d["victimsRemoved"]]
     rows += [["placed", f"{c['namespace']}/{c['name']}", c["before"] or "-", c["after"] or "-"] for c in d["placementChanges"]]
     if rows or no_headers:
-        _print_table(console, None if no_headers else "Changes", ["CHANGE", "POD", "BEFORE", "AFTER"], rows, no_headers)
+        print_table(console, None if no_headers else "Changes", ["CHANGE", "POD", "BEFORE", "AFTER"], rows, no_headers)
 
 
 def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
@@ -310,7 +308,7 @@ def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: C
     for m in a.get("mixed") or []:
         added = ", ".join(f"{n['count']} x {n['template']}" for n in m["added"])
         rows.append(["C) mixed", f"add {added}", f"{m['victimPods']} pod(s) in {m['victimUnits']} unit(s) still preempted", "-"])
-    _print_table(console, "Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers)
+    print_table(console, "Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers)
     if a.get("overschedule"):
         o = a["overschedule"]
         say(console, f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}")

@@ -9,7 +9,7 @@ import re
 _VARIABLE = re.compile(r"\"[^\"]*\"|'[^']*'|[\w.-]+/[\w./-]+|\b\d[\d.]*\w*\b")
 # ... and the name after a kind word ("bound to node gpu-7").
 _NAMED = re.compile(r"\b(node|Node|PodGroup|CompositePodGroup|Pod|pod|PDB|PodDisruptionBudget|PriorityClass|namespace|Namespace)\s+[^\s,:;]+")
-SHOW = 2  # warnings of one kind printed in full before they are counted
+SHOW = 3  # warnings of one kind printed in full before they are counted (as convert.py does for duplicates)
 
 
 def summarize(warnings: list[str], show: int = SHOW) -> list[str]:

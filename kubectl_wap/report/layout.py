@@ -33,6 +33,7 @@ STABLE_WIDTHS = {
 _STABLE_DEFAULT = 16
 
 GAP = "   "
+NARROW_GAP = "  "
 RULE = "─"
 
 
@@ -49,9 +50,12 @@ def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[An
     widths = natural_widths(headers, cells)
     if width is None or _total(widths) <= width:
         return _columns(title, headers, cells, widths)
-    narrowed = _narrow(headers, cells, widths, width)
-    if narrowed is not None:
-        return _columns(title, headers, cells, narrowed)
+    # Too wide: wrap free text, then close the gaps to kubectl's minimum of two spaces, and only
+    # then give up columns for the stacked layout.
+    for gap in (GAP, NARROW_GAP):
+        narrowed = _narrow(headers, cells, widths, width, gap)
+        if narrowed is not None:
+            return _columns(title, headers, cells, narrowed, gap)
     return stacked(title, headers, cells, width)
 
 
@@ -73,11 +77,11 @@ def stable_row(headers: Sequence[str], row: Sequence[str]) -> str:
     return "".join(parts).rstrip()
 
 
-def _total(widths: list[int]) -> int:
-    return 1 + sum(widths) + len(GAP) * (len(widths) - 1)
+def _total(widths: list[int], gap: str = GAP) -> int:
+    return 1 + sum(widths) + len(gap) * (len(widths) - 1)
 
 
-def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], width: int) -> list[int] | None:
+def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], width: int, gap: str = GAP) -> list[int] | None:
     """Shrink the wrapping columns (widest first) until the table fits; None if it cannot without
     breaking a word, an identifier or a number."""
     out = list(widths)
@@ -88,7 +92,7 @@ def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], w
             floor.append(max(_MIN_WRAP, longest_word))
         else:
             floor.append(out[i])
-    excess = _total(out) - width
+    excess = _total(out, gap) - width
     for i in sorted(range(len(out)), key=lambda i: -out[i]):
         if excess <= 0:
             break
@@ -114,23 +118,23 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
-def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], widths: list[int]) -> str:
+def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], widths: list[int], gap: str = GAP) -> str:
     out = []
     if title:
         out.append(title)
         out.append("")
-    out.append(_line(headers, widths))
-    out.append(" " + RULE * (_total(widths) - 1))
+    out.append(_line(headers, widths, gap))
+    out.append(" " + RULE * (_total(widths, gap) - 1))
     for r in cells:
         wrapped = [_wrap(c, w) if h in WRAPPING else [c] for h, c, w in zip(headers, r, widths)]
         for k in range(max(len(x) for x in wrapped)):
-            out.append(_line([x[k] if k < len(x) else "" for x in wrapped], widths))
+            out.append(_line([x[k] if k < len(x) else "" for x in wrapped], widths, gap))
     out.append("")
     return "\n".join(out) + "\n"
 
 
-def _line(values: Sequence[str], widths: list[int]) -> str:
-    return (" " + GAP.join(v.ljust(w) for v, w in zip(values, widths))).rstrip()
+def _line(values: Sequence[str], widths: list[int], gap: str = GAP) -> str:
+    return (" " + gap.join(v.ljust(w) for v, w in zip(values, widths))).rstrip()
 
 
 def fold(text: str, width: int) -> list[str]:

@@ -131,7 +131,7 @@ def measure(mode: str, kubeconfig: str, out: str, size: str) -> dict:
     if mode == "snapshot":
         path = os.path.join(out, f"{size}-live-snapshot.json.gz")
         cmd = [py, "-c", "import sys; sys.argv[0] = 'kubectl-wap'; from kubectl_wap.cli import main; main()",
-               "snapshot", "-o", path, "--kubeconfig", kubeconfig, "--color", "never"]
+               "snapshot", "--output-file", path, "--kubeconfig", kubeconfig, "--color", "never"]
         wall, rss, _ = _run_measured(cmd)
         return {"mode": mode, "wall_s": round(wall, 2), "peak_rss_mb": round(rss), "snapshot_bytes_gz": os.path.getsize(path)}
     if mode == "load":

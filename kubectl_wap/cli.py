@@ -16,7 +16,9 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from . import __version__
+from .cliopts import Hypothetical, Source, options
 from .errors import UserError
+from .pipes import QuietPipe
 
 def _examples(*blocks: str) -> str:
     """An epilog click prints verbatim: each block is marked with \\b so it is not re-wrapped."""
@@ -51,31 +53,46 @@ app = typer.Typer(
 )
 
 
-class Output(str, Enum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    yaml = "yaml"
-
-
 class Color(str, Enum):
     auto = "auto"
     always = "always"
     never = "never"
 
 
-SnapshotOpt = Annotated[Optional[str], typer.Option("--snapshot", "-s", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")]
-DemoOpt = Annotated[bool, typer.Option("--demo", help="Use the bundled demo cluster.")]
-KubeconfigOpt = Annotated[Optional[str], typer.Option("--kubeconfig", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")]
-ContextOpt = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
-NamespaceOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")]
+def _field(group: type, name: str) -> Any:
+    """The Annotated type of one shared option (cliopts is the one definition)."""
+    import typing
+
+    return typing.get_type_hints(group, include_extras=True)[name]
+
+
+# Single options kept under their names for commands that take only some of the shared set.
+SnapshotOpt = _field(Source, "snapshot")
+DemoOpt = _field(Source, "demo")
+KubeconfigOpt = _field(Source, "kubeconfig")
+ContextOpt = _field(Source, "context")
+NamespaceOpt = _field(Source, "namespace")
+GatesOpt = _field(Source, "feature_gates")
+TimeoutOpt = _field(Source, "request_timeout")
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
-OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format: table, wide, json or yaml.")]
 ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
-NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers.")]
-GatesOpt = Annotated[Optional[str], typer.Option("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")]
-TimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")]
+NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers; columns have fixed widths (stable across runs).")]
 ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
+SelectorOpt = Annotated[Optional[str], typer.Option("--selector", "-l", help="Show only victims/spared units with a pod matching this label selector (the analysis is unchanged).")]
+VictimNsOpt = Annotated[Optional[str], typer.Option("--victim-namespace", help="Show only victims/spared units in this namespace (the analysis is unchanged).")]
+
+KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod (or TYPE/NAME).")]
+NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
+
+WHATIF_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns", "html")
+EXPLAIN_FORMATS = ("table", "wide", "json", "yaml", "jsonpath")
+RANK_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns")
+
+
+def _output_opt(formats: tuple[str, ...]) -> Any:
+    shown = "|".join(f + ("=..." if f in ("jsonpath", "custom-columns") else "") for f in formats)
+    return Annotated[str, typer.Option("--output", "-o", help=f"Output format: {shown}.")]
+
 
 VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "NotEligible": 12, "Invalid": 13}
 
@@ -119,38 +136,28 @@ def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
         raise typer.Exit(1) from None
 
 
-def _default_namespace(kubeconfig: str | None, context: str | None, snapshot: str | None, demo: bool) -> str:
-    if snapshot or demo:
+def _default_namespace(src: Source) -> str:
+    if src.snapshot or src.demo:
         return "default"
-    try:
-        import yaml
+    from .snapshot.kubeconfig import context_namespace
 
-        path = kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or os.path.expanduser("~/.kube/config")
-        with open(path) as f:
-            cfg = yaml.safe_load(f) or {}
-        ctx_name = context or cfg.get("current-context")
-        for c in cfg.get("contexts") or []:
-            if c.get("name") == ctx_name:
-                return (c.get("context") or {}).get("namespace") or "default"
-    except Exception:  # noqa: BLE001 - the namespace default is best effort
-        pass
-    return "default"
+    return context_namespace(src.kubeconfig, src.context)
 
 
-def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
+def _load(src: Source, color: Color, extra: list[Any] | None = None):
     from .snapshot.hypothetical import Replacement
-
     from .snapshot.source import build, raw_source
 
-    if not snapshot and not demo:
+    src.check()
+    if not src.snapshot and not src.demo:
         console = _console(color, stderr=True)
         with console.status("reading the cluster (read-only)...") as status:
             def progress(resource: str, n: int) -> None:
                 status.update(f"reading the cluster (read-only): {resource} {n}")
 
-            header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress)
+            header, items = raw_source(None, False, src.kubeconfig, src.context, src.request_timeout, progress)
     else:
-        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout)
+        header, items = raw_source(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout)
     if not extra:
         return build(header, items)
     replacement = Replacement(extra)
@@ -159,13 +166,18 @@ def _load(snapshot, demo, kubeconfig, context, timeout, color, extra=None):
     return snap
 
 
-def _emit(doc: Any, output: Output) -> None:
-    if output == Output.json:
+def _emit(doc: Any, fmt: str, arg: str = "") -> None:
+    """json/yaml/jsonpath/name to stdout (the table formats are rendered by report/tables)."""
+    if fmt == "json":
         sys.stdout.write(_json_text(doc) + "\n")
-    elif output == Output.yaml:
+    elif fmt == "yaml":
         import yaml
 
         sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=120))
+    elif fmt == "jsonpath":
+        from .report.formats import jsonpath
+
+        sys.stdout.write(jsonpath(arg, doc))  # as kubectl: the template says where lines end
 
 
 def _json_text(doc: Any) -> str:
@@ -181,56 +193,87 @@ def _json_text(doc: Any) -> str:
         return json.dumps(doc, indent=2)
 
 
-def _analysis(
-    kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector, toleration,
-    preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates, timeout, color,
-    spared_on_placement_only: bool = False,
-):
-    from .preemption.analyze import analyze
-    from .preemption.gates import parse_gates
-    from .report.document import to_document
-    from .snapshot import hypothetical as hyp
+def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical, ns: str, namespace_given: str | None):
+    """(extra objects, kind, namespace, name) for hypothetical work; extra None for existing work."""
+    from .snapshot import hypothetical as h
 
-    gates = parse_gates(feature_gates)
-    ns = namespace or _default_namespace(kubeconfig, context, snapshot, demo)
-    extra: list[Any] | None = None
     shape_flags = {
-        "--requests": requests, "--priority-class": priority_class, "--min-count": min_count,
-        "--disruption-mode": disruption_mode, "--node-selector": node_selector, "--toleration": toleration,
-        "--preemption-policy": preemption_policy,
+        "--requests": hyp.requests, "--priority-class": hyp.priority_class, "--min-count": hyp.min_count,
+        "--disruption-mode": hyp.disruption_mode, "--node-selector": hyp.node_selector, "--toleration": hyp.toleration,
+        "--preemption-policy": hyp.preemption_policy,
     }
     given = [flag for flag, v in shape_flags.items() if v]
-    if file and given:
+    if hyp.file and given:
         raise UserError(f"{', '.join(given)} describe a flags-only hypothetical group; with -f, put them in the file (only --replicas applies)")
-    if not file and replicas is None and given:
+    if not hyp.file and hyp.replicas is None and given:
         raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to hypothetical work: add --replicas N (whatif podgroup NEW --replicas N ...) or use -f FILE")
-    if replicas is not None and replicas < 1:
+    if hyp.replicas is not None and hyp.replicas < 1:
         raise UserError("--replicas must be at least 1")
-    if preemption_policy is not None and preemption_policy not in ("PreemptLowerPriority", "Never"):
-        raise UserError(f"invalid --preemption-policy {preemption_policy!r}: want PreemptLowerPriority or Never")
-    if min_count is not None and replicas is not None and min_count > replicas:
-        raise UserError(f"--min-count {min_count} is more than --replicas {replicas}: the gang could never be satisfied")
-    if file:
+    if hyp.preemption_policy is not None and hyp.preemption_policy not in ("PreemptLowerPriority", "Never"):
+        raise UserError(f"invalid --preemption-policy {hyp.preemption_policy!r}: want PreemptLowerPriority or Never")
+    if hyp.min_count is not None and hyp.replicas is not None and hyp.min_count > hyp.replicas:
+        raise UserError(f"--min-count {hyp.min_count} is more than --replicas {hyp.replicas}: the gang could never be satisfied")
+    if hyp.file:
         from .snapshot.files import load_items
 
-        _, items = load_items(file)
-        extra, kind, ns, name = hyp.from_manifest(items, replicas, namespace)
-    elif replicas is not None:
+        _, items = load_items(hyp.file)
+        return h.from_manifest(items, hyp.replicas, namespace_given)
+    if hyp.replicas is not None:
         if not kind or not name:
             raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")
         if kind.lower() not in ("podgroup", "pg", "podgroups"):
             raise UserError("flags-only hypothetical objects are PodGroups: whatif podgroup NAME --replicas N ...")
-        spec = hyp.GroupSpec(
-            name=name, namespace=ns, replicas=replicas, requests=hyp.parse_requests(requests or ""),
-            priority_class=priority_class or "", min_count=min_count, disruption_mode=(disruption_mode or "single").lower(),
-            node_selector=hyp.parse_selector(node_selector or []),
-            tolerations=[hyp.parse_toleration(t) for t in toleration or []], preemption_policy=preemption_policy,
+        spec = h.GroupSpec(
+            name=name, namespace=ns, replicas=hyp.replicas, requests=h.parse_requests(hyp.requests or ""),
+            priority_class=hyp.priority_class or "", min_count=hyp.min_count,
+            disruption_mode=(hyp.disruption_mode or "single").lower(),
+            node_selector=h.parse_selector(hyp.node_selector or []),
+            tolerations=[h.parse_toleration(t) for t in hyp.toleration or []], preemption_policy=hyp.preemption_policy,
         )
-        extra = hyp.group_from_flags(spec)
-    elif not kind or not name:
-        raise UserError("say what to analyze: whatif podgroup|compositepodgroup|pod NAME, or whatif -f FILE")
-    snap = _load(snapshot, demo, kubeconfig, context, timeout, color, extra)
-    if file and replicas is None and kind == "podgroup":
+        return h.group_from_flags(spec), kind, ns, name
+    if not kind or not name:
+        raise UserError(f"say what to analyze: {_command()} podgroup|compositepodgroup|pod NAME (or TYPE/NAME), or {_command()} -f FILE")
+    return None, kind, ns, name
+
+
+def _command() -> str:
+    """The running subcommand's name, for messages shared by the analysing commands."""
+    ctx = _click().globals.get_current_context(silent=True)
+    return ctx.info_name if ctx is not None and ctx.info_name else "whatif"
+
+
+def _click() -> Any:
+    try:
+        import click
+    except ImportError:  # typer >= 0.29 vendors click as typer._click
+        from typer import _click as click  # type: ignore[no-redef]
+    return click
+
+
+def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color,
+              spared_on_placement_only: bool = False):
+    """The scenario's report document, plus (snapshot, gates) for renderings that need the cluster."""
+    from . import lookup
+    from .preemption.analyze import analyze
+    from .preemption.gates import parse_gates
+    from .report.document import to_document
+
+    kind, name = lookup.split_type_name(kind, name)
+    if kind:
+        lookup.kind_of(kind)
+    gates = parse_gates(src.feature_gates)
+    ns = src.namespace or _default_namespace(src)
+    extra, kind, ns, name = _hypothetical_objects(kind, name, hyp, ns, src.namespace)
+    snap = _load(src, color, extra)
+    lookup.check_cluster(snap, need_pods=extra is None)
+    if extra is None:
+        lookup.check_object(snap, kind, ns, name)
+    elif not hyp.file:
+        from .snapshot.hypothetical import parse_requests
+
+        mine = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name")) for o in extra)
+        lookup.check_hypothetical(snap, hyp.priority_class, parse_requests(hyp.requests or ""), ns, mine)
+    if hyp.file and hyp.replicas is None and kind == "podgroup":
         pods = [o for o in extra or [] if o.get("kind") == "Pod"]
         pgs = [o for o in extra or [] if o.get("kind") == "PodGroup"]
         min_count = (((pgs[0].get("spec") or {}).get("schedulingPolicy") or {}).get("gang") or {}).get("minCount") if pgs else None
@@ -239,10 +282,21 @@ def _analysis(
                 f"the file holds one pod but the gang needs minCount {min_count}: pass --replicas N to use the pod as a template"
             )
     res = analyze(snap, kind, ns, name, gates)
-    source = "demo" if demo else (snapshot or snap.header.source or "cluster")
-    # snap and gates go back too: the autoscale what-if re-runs the engine on a grown cluster.
+    source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
+    _add_numbers(doc, snap)
     return doc, (snap, gates)
+
+
+def _add_numbers(doc: dict, snap: Any) -> None:
+    """Fields computed from the document and the cluster (issue 16): the per-node arithmetic of
+    the deciding resource, and the pick criterion behind each candidate node of default preemption."""
+    from .report.candidates import with_why
+    from .report.nodeuse import node_usage
+
+    doc["nodeArithmetic"] = node_usage(doc, snap)
+    if doc.get("candidateNodes"):
+        doc["candidateNodes"] = with_why(doc, snap)
 
 
 def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | None) -> dict:
@@ -258,52 +312,61 @@ def _finish(doc: dict, exit_code: bool) -> None:
         raise typer.Exit(VERDICT_CODES.get(doc["outcome"], 1))
 
 
+def _render_items(items: list[dict], fmt: str, arg: str, color: Color, no_headers: bool) -> None:
+    """-o custom-columns over a list of items (whatif: victims; rank: units)."""
+    from .report.formats import custom_columns
+    from .report.tables import print_table
+
+    headers, rows = custom_columns(arg, items)
+    print_table(_console(color), None, headers, rows, no_headers)
+
+
 @app.command(epilog=EXAMPLES_WHATIF)
+@options(src=Source, hyp=Hypothetical)
 def whatif(
-    kind: Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod.")] = None,
-    name: Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")] = None,
-    file: Annotated[Optional[str], typer.Option("--filename", "-f", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None,
-    replicas: Annotated[Optional[int], typer.Option("--replicas", help="Hypothetical: number of pods.")] = None,
-    requests: Annotated[Optional[str], typer.Option("--requests", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None,
-    priority_class: Annotated[Optional[str], typer.Option("--priority-class", help="Hypothetical: priorityClassName.")] = None,
-    min_count: Annotated[Optional[int], typer.Option("--min-count", help="Hypothetical: gang minCount (omit for a Basic group).")] = None,
-    disruption_mode: Annotated[Optional[str], typer.Option("--disruption-mode", help="Hypothetical: single or all.")] = None,
-    node_selector: Annotated[Optional[list[str]], typer.Option("--node-selector", help="Hypothetical: key=value (repeatable).")] = None,
-    toleration: Annotated[Optional[list[str]], typer.Option("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None,
-    preemption_policy: Annotated[Optional[str], typer.Option("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None,
+    kind: KindArg = None,
+    name: NameArg = None,
+    src: Source = Source(),
+    hyp: Hypothetical = Hypothetical(),
     autoscale: Annotated[bool, typer.Option("--autoscale", help="Also answer: would adding nodes avoid this preemption? (side by side: preempt, add nodes, mixed).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
-    snapshot: SnapshotOpt = None,
-    demo: DemoOpt = False,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    namespace: NamespaceOpt = None,
-    output: OutputOpt = Output.table,
+    selector: SelectorOpt = None,
+    victim_namespace: VictimNsOpt = None,
+    output: _output_opt(WHATIF_FORMATS) = "table",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
-    feature_gates: GatesOpt = None,
-    request_timeout: TimeoutOpt = 30.0,
     exit_code: ExitCodeOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
 
     def run() -> dict:
+        from .report.formats import parse_output, victim_names
+        from .report.victimfilter import filter_shown
+
+        fmt, arg = parse_output(output, WHATIF_FORMATS)
         # The default table shows only the spared units on the placement's nodes: the document
         # need not list the other (at 5,000 nodes, ~100k) spared units for it.
-        doc, res = _analysis(kind, name, file, replicas, requests, priority_class, min_count, disruption_mode, node_selector,
-                             toleration, preemption_policy, snapshot, demo, kubeconfig, context, namespace, feature_gates,
-                             request_timeout, color, spared_on_placement_only=output == Output.table)
+        doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table")
         if autoscale or node_templates or overschedule_multiplier is not None:
             doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
-        if output in (Output.json, Output.yaml):
-            _emit(doc, output)
+        shown = filter_shown(doc, res[0], selector, victim_namespace)
+        if fmt in ("json", "yaml", "jsonpath"):
+            _emit(shown, fmt, arg)
+        elif fmt == "name":
+            sys.stdout.write("".join(n + "\n" for n in victim_names(shown)))
+        elif fmt == "custom-columns":
+            _render_items(shown["victims"], fmt, arg, color, no_headers)
+        elif fmt == "html":
+            from .report.html import render_html
+
+            sys.stdout.write(render_html(shown, res[0]))
         else:
             from .report.tables import render_whatif
 
             console, err = _console(color), _console(color, stderr=True)
-            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers, err=err)
+            render_whatif(shown, console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
@@ -314,80 +377,187 @@ def whatif(
     _finish(doc, exit_code)
 
 
-@app.command(epilog=_examples("  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod urgent-report -n batch --snapshot prod.json.gz"))
+@app.command(epilog=_examples(
+    "  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod/urgent-report -n batch --snapshot prod.json.gz",
+    "  # The same hypothetical flags as whatif\n  kubectl wap explain podgroup big-train -n ml --demo --replicas 40 --requests nvidia.com/gpu=1",
+))
+@options(src=Source, hyp=Hypothetical)
 def explain(
-    kind: Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod.")] = None,
-    name: Annotated[Optional[str], typer.Argument(help="Name of the pending object.")] = None,
-    file: Annotated[Optional[str], typer.Option("--filename", "-f", help="Hypothetical objects, as for whatif.")] = None,
-    replicas: Annotated[Optional[int], typer.Option("--replicas")] = None,
-    snapshot: SnapshotOpt = None,
-    demo: DemoOpt = False,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    namespace: NamespaceOpt = None,
-    output: OutputOpt = Output.table,
+    kind: KindArg = None,
+    name: NameArg = None,
+    src: Source = Source(),
+    hyp: Hypothetical = Hypothetical(),
+    output: _output_opt(EXPLAIN_FORMATS) = "table",
     color: ColorOpt = Color.auto,
-    feature_gates: GatesOpt = None,
-    request_timeout: TimeoutOpt = 30.0,
+    exit_code: ExitCodeOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Explain the decision step by step: priority and policy, validation, candidates in importance order, PDBs,
-    the placement, and every reprieve attempt with its verdict."""
+    the placement, and every reprieve attempt with its verdict (-o wide: long lists unfolded)."""
 
-    def run() -> None:
-        doc, _ = _analysis(kind, name, file, replicas, None, None, None, None, None, None, None, snapshot, demo,
-                           kubeconfig, context, namespace, feature_gates, request_timeout, color)
-        if output in (Output.json, Output.yaml):
-            _emit(doc, output)
+    def run() -> dict:
+        from .report.formats import parse_output
+
+        fmt, arg = parse_output(output, EXPLAIN_FORMATS)
+        doc, _ = _analysis(kind, name, src, hyp, color)
+        if fmt in ("json", "yaml", "jsonpath"):
+            _emit(doc, fmt, arg)
         else:
             from .report.tables import render_explain
 
-            render_explain(doc, _console(color), err=_console(color, stderr=True))
+            render_explain(doc, _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
+        return doc
 
-    _guard(debug, run)
+    doc = _guard(debug, run)
+    _finish(doc, exit_code)
 
 
-@app.command(epilog=_examples("  kubectl wap rank --priority 1000000 --demo\n  kubectl wap rank -o json --snapshot prod.json.gz"))
+class Order(str, Enum):
+    risk = "risk"
+    protection = "protection"
+
+
+@app.command(epilog=_examples(
+    "  # Most at risk first (the default): the units a priority-1000000 preemptor would take first\n"
+    "  kubectl wap rank --priority 1000000 --demo --limit 10",
+    "  # Only the units whose removal could help this (existing or hypothetical) preemptor\n"
+    "  kubectl wap rank --for podgroup/job-1 -n ml --demo\n"
+    "  kubectl wap rank --for podgroup/new --replicas 8 --requests nvidia.com/gpu=1 -n ml --demo",
+    "  # The reprieve order (most protected first), as JSON\n  kubectl wap rank --order protection -o json --snapshot prod.json.gz",
+))
+@options(src=Source, hyp=Hypothetical)
 def rank(
-    priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit).")] = None,
-    snapshot: SnapshotOpt = None,
-    demo: DemoOpt = False,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    namespace: NamespaceOpt = None,
-    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="List units of every namespace (the default).")] = False,
-    output: OutputOpt = Output.table,
+    priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit; with --for, the preemptor's).")] = None,
+    order: Annotated[Order, typer.Option("--order", help="risk: the units preemption takes first come first (default); protection: the reprieve order, most protected first.")] = Order.risk,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Show at most this many units.")] = None,
+    for_: Annotated[Optional[str], typer.Option("--for", help="TYPE/NAME of a preemptor (existing, or hypothetical with --replicas/-f): keep only units on nodes where preemption might help it.")] = None,
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="List units of every namespace (the default unless -n is given).")] = False,
+    src: Source = Source(),
+    hyp: Hypothetical = Hypothetical(),
+    output: _output_opt(RANK_FORMATS) = "table",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
-    feature_gates: GatesOpt = None,
-    request_timeout: TimeoutOpt = 30.0,
     debug: DebugOpt = False,
 ) -> None:
-    """List every preemption unit a preemptor of priority P could take, in the order workload-aware preemption
-    tries to spare them (most important first)."""
+    """List every preemption unit a preemptor could take: by default most at risk first (the order
+    workload-aware preemption gives units up), or in reprieve order (--order protection)."""
 
     def run() -> None:
         from .preemption.gates import parse_gates
         from .preemption.ranking import rank_units
         from .report.document import rank_document
+        from .report.formats import parse_output
+        from .report.rankview import for_preemptor, ordered
 
-        gates = parse_gates(feature_gates)
-        snap = _load(snapshot, demo, kubeconfig, context, request_timeout, color)
-        ranked = rank_units(snap, priority, gates)
-        doc = rank_document(ranked, priority, None if all_namespaces else namespace)
-        if output in (Output.json, Output.yaml):
-            _emit(doc, output)
+        fmt, arg = parse_output(output, RANK_FORMATS)
+        if limit is not None and limit < 1:
+            raise UserError("--limit must be at least 1")
+        gates = parse_gates(src.feature_gates)
+        # -n selects the listed namespace, except with --for, where it is the preemptor's.
+        shown_ns = None if all_namespaces or for_ else src.namespace
+        helps = None
+        prio = priority
+        if for_:
+            fkind, fname = for_.split("/", 1) if "/" in for_ else (for_, None)
+            doc, (snap, _) = _analysis(fkind, fname, src, hyp, color)
+            helps = for_preemptor(snap, doc, gates)
+            prio = doc["preemptor"]["priority"] if priority is None else priority
+        else:
+            if hyp.file or hyp.replicas is not None:
+                raise UserError("hypothetical flags apply to rank only with --for TYPE/NAME")
+            snap = _load(src, color)
+            lookup_ns = src.namespace if src.namespace and not all_namespaces else None
+            if lookup_ns:
+                from .lookup import check_namespace
+
+                check_namespace(snap, lookup_ns)
+        ranked = rank_units(snap, prio, gates)
+        doc = ordered(rank_document(ranked, prio, shown_ns), order.value, limit, helps, for_)
+        if fmt in ("json", "yaml", "jsonpath"):
+            _emit(doc, fmt, arg)
+        elif fmt == "name":
+            sys.stdout.write("".join(f"{u['kind'].lower()}/{u['name']}\n" for u in doc["units"]))
+        elif fmt == "custom-columns":
+            _render_items(doc["units"], fmt, arg, color, no_headers)
         else:
             from .report.tables import render_rank
 
-            render_rank(doc["units"], _console(color), wide=output == Output.wide, no_headers=no_headers)
+            render_rank(doc, _console(color), wide=fmt == "wide", no_headers=no_headers)
 
     _guard(debug, run)
 
 
-@app.command(epilog=_examples("  kubectl wap snapshot -o prod.json.gz\n  kubectl wap snapshot -o - --context prod > prod.json"))
+@app.command(epilog=_examples(
+    "  # Two snapshots: what changes for job-1 between yesterday and today?\n"
+    "  kubectl wap diff podgroup job-1 -n ml --snapshot monday.json.gz --to '--snapshot tuesday.json.gz'",
+    "  # One snapshot, two sets of hypothetical flags (B = A's flags overridden by --to)\n"
+    "  kubectl wap diff podgroup new -n ml --demo --replicas 8 --requests nvidia.com/gpu=1 --to '--replicas 16'",
+    "  # In CI: exit 1 when the scenarios differ\n  kubectl wap diff podgroup job-1 -n ml --demo --to '--feature-gates PodGroupPreemptionPolicy=true' --exit-code",
+))
+@options(src=Source, hyp=Hypothetical)
+def diff(
+    kind: KindArg = None,
+    name: NameArg = None,
+    to: Annotated[str, typer.Option("--to", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
+    src: Source = Source(),
+    hyp: Hypothetical = Hypothetical(),
+    output: _output_opt(("table", "json", "yaml")) = "table",
+    color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False,
+    exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the scenarios differ, 0 when they agree (like git diff --exit-code).")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Compare two scenarios of one preemptor: verdict, victims added/removed, placement changes."""
+
+    def run() -> dict:
+        from .report.diff import compare
+        from .report.formats import parse_output
+
+        fmt, _ = parse_output(output, ("table", "json", "yaml"))
+        if not to.strip():
+            raise UserError("say what scenario B changes: --to '--snapshot other.json' or --to '--replicas 16'")
+        click = _click()
+        ctx = click.globals.get_current_context()
+        a_params = dict(ctx.params)
+        import shlex
+
+        try:
+            b_ctx = ctx.command.make_context("diff", shlex.split(to), parent=ctx.parent, default_map=a_params)
+        except click.exceptions.ClickException as e:
+            raise UserError(f"--to: {e.format_message()}") from None
+        b = dict(b_ctx.params)
+        b_src = Source(**{f: b[f] for f in Source.__dataclass_fields__})
+        b_hyp = Hypothetical(**{f: b[f] for f in Hypothetical.__dataclass_fields__})
+        doc_a, _ = _analysis(kind, name, src, hyp, color)
+        doc_b, _ = _analysis(b.get("kind") or kind, b.get("name") or name, b_src, b_hyp, color)
+        d = compare(doc_a, doc_b, "A", f"B ({to.strip()})")
+        if fmt in ("json", "yaml"):
+            _emit(d, fmt)
+        else:
+            from .report.tables import render_diff
+
+            render_diff(d, _console(color), no_headers=no_headers)
+        return d
+
+    d = _guard(debug, run)
+    if exit_code:
+        raise typer.Exit(1 if d["changed"] else 0)
+
+
+SNAPSHOT_FORMATS = ("json", "yaml")
+
+
+@app.command(epilog=_examples(
+    "  # Capture the current context's cluster into a file (gzip for .gz)\n  kubectl wap snapshot --output-file prod.json.gz",
+    "  # kubectl style: the snapshot as JSON on stdout\n  kubectl wap snapshot -o json --context prod > prod.json",
+    "  # Convert and redact an existing `kubectl get -A -o json` dump before sharing it\n"
+    "  kubectl wap snapshot --snapshot dump.json --redact -o json > shared.json",
+))
 def snapshot(
-    out: Annotated[str, typer.Option("--output", "-o", help="File to write (gzip when it ends in .gz; - for stdout).")] = "snapshot.json.gz",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
+    output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
+    from_snapshot: SnapshotOpt = None,
+    demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: TimeoutOpt = 30.0,
@@ -397,20 +567,33 @@ def snapshot(
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
-    """Capture the cluster's scheduling state (read-only) into a snapshot file to analyze later or share."""
+    """Capture the cluster's scheduling state (read-only), or convert a saved dump (--snapshot/--demo),
+    into a snapshot to analyze later or share (stripped: no env values, commands, annotations)."""
 
     def run() -> None:
-        from .snapshot.live import load_live
-        from .snapshot.save import write_snapshot
+        from .snapshot.save import dump_snapshot, write_snapshot
 
-        console = _console(color, stderr=True)
-        with console.status("reading the cluster (read-only)...") as status:
-            def progress(resource: str, n: int) -> None:
-                status.update(f"reading the cluster (read-only): {resource} {n}")
-
-            header, items = load_live(kubeconfig, context, None, request_timeout, progress)
+        if output is not None and output not in SNAPSHOT_FORMATS:
+            hint = f"; to write a file use --output-file {output}" if ("." in output or "/" in output or output == "-") else ""
+            raise UserError(f"-o is a format: json or yaml (got {output!r}){hint}")
+        if output and output_file:
+            raise UserError("-o prints to stdout and --output-file writes a file: give one of them")
         if (redact_key_file or redact_map) and not redact:
             raise UserError("--redact-key-file and --redact-map need --redact")
+        console = _console(color, stderr=True)
+        if from_snapshot or demo:
+            from .snapshot.snapfile import saved_items
+
+            Source(snapshot=from_snapshot, demo=demo, kubeconfig=kubeconfig, context=context).check()
+            header, items = saved_items(from_snapshot, demo)
+        else:
+            from .snapshot.live import load_live
+
+            with console.status("reading the cluster (read-only)...") as status:
+                def progress(resource: str, n: int) -> None:
+                    status.update(f"reading the cluster (read-only): {resource} {n}")
+
+                header, items = load_live(kubeconfig, context, None, request_timeout, progress)
         if redact:
             from .snapshot.redact import redactor_for
 
@@ -429,12 +612,15 @@ def snapshot(
                     json.dump(mapping, f, indent=2)
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
             header["redacted"] = True
-        write_snapshot(out, header, items)
+        if output_file:
+            write_snapshot(output_file, header, items)
+        else:
+            dump_snapshot(sys.stdout, header, items, output or "json")
         for w in header.get("warnings", []):
             console.print(f"Warning: {w}", highlight=False)
-        if out != "-":
+        if output_file:
             counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
-            console.print(f"wrote {out}: {counts}", highlight=False)
+            console.print(f"wrote {output_file}: {counts}", highlight=False)
 
     _guard(debug, run)
 
@@ -455,15 +641,20 @@ def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, di
     return out
 
 
-@app.command()
-def completion() -> None:
-    """How to install shell completion for `kubectl wap` (kubectl >= 1.26 uses kubectl_complete-wap)."""
-    typer.echo(
-        "kubectl completes plugin arguments by running `kubectl_complete-wap` from your PATH.\n"
-        "It is installed next to kubectl-wap by `pip install kubectl-wap`. With Krew, link it once:\n"
-        "  ln -s \"$(command -v kubectl-wap)\" \"$(dirname \"$(command -v kubectl-wap)\")/kubectl_complete-wap\"\n"
-        "Then enable kubectl's own completion, e.g. `source <(kubectl completion bash)`."
-    )
+class Shell(str, Enum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+    powershell = "powershell"
+
+
+@app.command(epilog=_examples("  source <(kubectl-wap completion bash)\n  kubectl-wap completion fish | source"))
+def completion(shell: Annotated[Optional[Shell], typer.Argument(help="bash, zsh, fish or powershell.")] = None) -> None:
+    """Print a completion script for the standalone kubectl-wap command; without a shell, how
+    `kubectl wap` completion works (kubectl >= 1.26 runs kubectl_complete-wap)."""
+    from .completion import KUBECTL_HINT, SCRIPTS
+
+    typer.echo(SCRIPTS[shell.value] if shell else KUBECTL_HINT, nl=not shell)
 
 
 @app.command()
@@ -472,44 +663,32 @@ def version() -> None:
     typer.echo(f"kubectl-wap {__version__}")
 
 
-COMMANDS = ["whatif", "explain", "rank", "snapshot", "completion", "version"]
-KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
+def _version_flag(value: bool) -> None:
+    if value:
+        typer.echo(f"kubectl-wap {__version__}")
+        raise typer.Exit(0)
 
 
-FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates"}
-FLAGS = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates",
-         "--filename", "--replicas", "--requests", "--priority-class", "--min-count", "--disruption-mode",
-         "--node-selector", "--toleration", "--preemption-policy", "--autoscale", "--node-templates",
-         "--overschedule-multiplier", "--exit-code", "--no-headers", "--color", "--debug"]
-OUTPUTS = ["table", "wide", "json", "yaml"]
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version_flag, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """What-if analysis of Kubernetes workload-aware preemption: which pods and PodGroups kube-scheduler would
+    preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster."""
 
 
 def complete_main() -> None:
     """`kubectl_complete-wap __complete ARGS... PARTIAL`: Cobra-style completion for kubectl.
     Prints candidates, then `:<directive>` (4 = no file completion, 0 = default: files)."""
+    from .completion import candidates
+
     args = sys.argv[1:]
     if args and args[0] in ("__complete", "__completeNoDesc"):
         args = args[1:]
-    partial = args[-1] if args else ""
-    words = args[:-1]
-    prev = words[-1] if words else ""
-    if prev in FILE_FLAGS:
-        print(":0")  # let the shell complete file names
-        return
-    if prev in ("-o", "--output"):
-        cands = OUTPUTS
-    elif not words:
-        cands = COMMANDS
-    elif partial.startswith("-"):
-        cands = FLAGS
-    elif words[0] in ("whatif", "explain") and len(words) == 1:
-        cands = KIND_WORDS
-    else:
-        cands = []
+    cands, directive = candidates(args)
     for c in cands:
-        if c.startswith(partial):
-            print(c)
-    print(":4")  # ShellCompDirectiveNoFileComp
+        print(c)
+    print(directive)
 
 
 def main() -> None:
@@ -517,19 +696,17 @@ def main() -> None:
     # garbage collection would rescan all of it again and again while reports are built, for
     # nothing to free. Memory is returned when the process exits.
     gc.disable()
+    if not isinstance(sys.stdout, QuietPipe):
+        sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]
     try:
-        rv = app(standalone_mode=False)
+        rv = app(standalone_mode=False, prog_name="kubectl wap")
         sys.exit(rv if isinstance(rv, int) else 0)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except SystemExit:
         raise
     except Exception as e:  # click usage errors and anything that escaped
-        try:
-            import click
-        except ImportError:  # typer >= 0.29 vendors click as typer._click
-            from typer import _click as click  # type: ignore[no-redef]
-        exc = click.exceptions
+        exc = _click().exceptions
         if type(e).__name__ == "NoArgsIsHelpError":
             typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
             sys.exit(0)

@@ -47,15 +47,16 @@ CASES: dict[str, tuple[str, str]] = {
     "list-of-nulls.json": (ERR, "item 0: expected an object"),
     "no-manifests": (ERR, "directory holds no .json/.yaml/.yml(.gz) files"),
     # -- empty input: nothing to analyze --------------------------------------------------------
-    "empty.yaml": (ERR, NOT_FOUND),
-    "empty.json.gz": (ERR, NOT_FOUND),
-    "whitespace-only.yaml": (ERR, NOT_FOUND),
+    # (issue 16: one line naming the resource to add, not a verdict over zero nodes)
+    "empty.yaml": (ERR, "the snapshot holds no Nodes: add `nodes`"),
+    "empty.json.gz": (ERR, "the snapshot holds no Nodes: add `nodes`"),
+    "whitespace-only.yaml": (ERR, "the snapshot holds no Nodes: add `nodes`"),
     "missing-podgroup.yaml": (ERR, NOT_FOUND),
     # -- our snapshot envelope ------------------------------------------------------------------
     "wrong-snapshot-version.json": (ERR, "unsupported snapshot apiVersion 'kubectl-wap/v9'"),
     "snapshot-items-not-list.json": (ERR, "snapshot has no 'items' list"),
     "snapshot-bad-header.json": (ERR, "formatVersion must be an integer"),
-    "snapshot-junk-header.json": (OK, "NoPreemptionNeeded"),
+    "snapshot-junk-header.json": (ERR, "the snapshot holds no Pods: add `pods`"),
     # -- kinds ----------------------------------------------------------------------------------
     "secret.yaml": (OK, "ignored objects of kinds the scheduler does not read: Secret"),
     "random-kind.yaml": (OK, "ignored objects of kinds the scheduler does not read: Frobnicator"),

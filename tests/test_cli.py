@@ -121,7 +121,13 @@ def test_rank_table_json_and_priority():
     assert "train-llama" in r.stdout
     full = json.loads(invoke("rank", "--demo", "-o", "json").stdout)
     assert full["kind"] == "RankReport" and full["units"]
-    assert [u["rank"] for u in full["units"]] == list(range(1, len(full["units"]) + 1))
+    # Default order is risk (issue 16): the reverse of the reprieve order; `rank` keeps the
+    # reprieve position, `position` numbers the rows shown.
+    assert [u["rank"] for u in full["units"]] == list(range(len(full["units"]), 0, -1))
+    assert [u["position"] for u in full["units"]] == list(range(1, len(full["units"]) + 1))
+    prot = json.loads(invoke("rank", "--demo", "-o", "json", "--order", "protection").stdout)
+    assert [u["rank"] for u in prot["units"]] == list(range(1, len(prot["units"]) + 1))
+    assert full["order"] == "risk" and prot["order"] == "protection"
     low = json.loads(invoke("rank", "--demo", "-o", "json", "--priority", "1000").stdout)
     assert low["preemptorPriority"] == 1000
     assert low["units"] and all(u["priority"] < 1000 for u in low["units"])
@@ -252,7 +258,8 @@ def test_usage_errors_subprocess(args):
     (["podgroup", "small-eval", "-n", "ml"], 0),
     (["podgroup", "giant", "-n", "research"], 11),
     (["podgroup", "finetune-nightly", "-n", "ml"], 12),
-    (["podgroup", "hypo", "-n", "ml", "--replicas", "1", "--requests", "cpu=1", "--priority-class", "nope"], 13),
+    # A file's unknown class is what admission rejects: Invalid (a flag typo is an input error).
+    (["-f", str(Path(__file__).parent / "fixtures" / "unknown-class-podgroup.yaml"), "-n", "ml"], 13),
 ])
 def test_exit_code_verdicts(target, code):
     r = invoke("whatif", *target, "--demo", "--exit-code", "-o", "json")
@@ -322,6 +329,6 @@ def test_kubectl_complete_entry_point():
     assert lines[-1].startswith(":")  # Cobra directive
     assert {"podgroup", "compositepodgroup", "pod"} <= set(lines[:-1])
     top = run("__complete", "", exe=COMPLETE).stdout.split()
-    assert {"whatif", "explain", "rank", "snapshot", "completion", "version"} <= set(top)
+    assert {"whatif", "explain", "rank", "diff", "snapshot", "completion", "version"} <= set(top)
     flags = run("__complete", "whatif", "podgroup", "--de", exe=COMPLETE).stdout.split()
     assert "--demo" in flags and "--debug" in flags

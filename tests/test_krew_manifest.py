@@ -301,3 +301,18 @@ def test_long_lines_are_warned_about(doc):
     warnings: list[str] = []
     assert K.validate(long, "wap", warnings=warnings) == []
     assert warnings == ["line length in `caveats` exceeds 80 characters"]
+
+
+def test_readme_sha256_claim_matches_the_build():
+    """Issue 16: the README's claim about the manifest's sha256 is what plugins.build does: the
+    manifest is rewritten only with --update-manifest (a plain build leaves it alone)."""
+    import inspect
+
+    from plugins import build
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert "and leaves `krew-manifest.yaml` alone" in readme
+    assert "`python -m plugins.build --platform all --update-manifest` builds the four archives and writes their sha256" in readme
+    src = inspect.getsource(build.main)
+    assert '"--update-manifest", action="store_true"' in src
+    assert "update_manifest=ns.manifest if ns.update_manifest else None" in src

@@ -127,10 +127,13 @@ def test_whatif_demo_json_through_kubectl(env):
 
 @needs_real_cli
 def test_namespace_and_context_flags_after_wap_reach_the_plugin(env):
-    doc = _report(kubectl(env, "wap", "whatif", "podgroup", "job-1", "--context", "x",
+    doc = _report(kubectl(env, "wap", "whatif", "podgroup", "job-1",
                           "-n", "ml", "--demo", "-o", "json"))
     assert doc["kind"] == "WhatIfReport"
     assert _preemptor_namespace(doc) == "ml"
+    # --context reaches the plugin too: with --demo it cannot apply, and is refused (issue 16)
+    refused = kubectl(env, "wap", "whatif", "podgroup", "job-1", "--context", "x", "-n", "ml", "--demo")
+    assert refused.returncode == 2 and "--context applies to a live cluster" in refused.stderr, refused.stderr
     # the long form, placed before the arguments, works the same
     doc2 = _report(kubectl(env, "wap", "whatif", "--namespace=ml", "podgroup", "job-1",
                            "--demo", "--output=json"))

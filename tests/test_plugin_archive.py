@@ -394,3 +394,15 @@ def test_completion_entry_point_via_symlink_name(exe, tmp_path, shared_cache):
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "podgroup" in proc.stdout.split()
+
+
+def test_standalone_entry_dispatches_on_its_name():
+    """The PyInstaller binary (plugins/standalone.py) is one executable under two names."""
+    from kubectl_wap.cli import complete_main, main
+    from plugins.standalone import pyinstaller_args
+    from plugins.standalone_entry import pick
+
+    assert pick("/usr/local/bin/kubectl_complete-wap") is complete_main
+    assert pick("kubectl-wap") is main
+    args = pyinstaller_args(Path("/o"), Path("/w"))
+    assert "--onedir" in args and "kubectl_wap" in args and args[-1].endswith("standalone_entry.py")

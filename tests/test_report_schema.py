@@ -47,7 +47,7 @@ DEMO_CASES = [
     (["whatif", "pod", "urgent-report", "-n", "batch"], "Preempt"),
     (["whatif", "compositepodgroup", "ray-tune", "-n", "research"], "NoPreemptionNeeded"),
     (["whatif", "podgroup", "ray-tune-head", "-n", "research"], "NoPreemptionNeeded"),
-    (["whatif", "podgroup", "hypo", "-n", "ml", "--replicas", "2", "--requests", "cpu=1", "--priority-class", "nope"], "Invalid"),
+    (["whatif", "-f", str(Path(__file__).parent / "fixtures" / "unknown-class-podgroup.yaml"), "-n", "ml"], "Invalid"),
     (["whatif", "podgroup", "hypo", "-n", "ml", "--replicas", "4", "--requests", "cpu=1,memory=1Gi",
       "--priority-class", "high-priority", "--min-count", "4", "--disruption-mode", "all"], None),
     (["explain", "podgroup", "job-1", "-n", "ml"], "Preempt"),

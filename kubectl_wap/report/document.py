@@ -51,9 +51,19 @@ def _victims(res: Result) -> list[dict[str, Any]]:
                     "violatesPDB": v.violates_pdb,
                     "pdbs": v.pdbs,
                     "reason": v.reason,
+                    "extendedResources": extended_resources(p),
                 }
             )
     return out
+
+
+_NATIVE = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+
+
+def extended_resources(p: Pod) -> dict[str, int]:
+    """The pod's requests of extended resources (GPUs and the like: names outside the native
+    set, e.g. nvidia.com/gpu), for the headline's "GPU pods evicted" (issue 16)."""
+    return {k: v for k, v in p.requests.items() if v and k not in _NATIVE and not k.startswith("hugepages-")}
 
 
 def _reprieved(verdicts: list[UnitVerdict]) -> list[dict[str, Any]]:

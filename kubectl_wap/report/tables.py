@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich import box
+import re
+
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+
+from . import layout
+from ..quantity import format_amount
+from .headline import collateral, headline
+from .warnings import summarize
 
 _OUTCOME_STYLE = {
     "NoPreemptionNeeded": "bold green",
@@ -18,66 +24,32 @@ _OUTCOME_STYLE = {
 }
 
 
-# Free-text columns wrap at words; every other column (names, nodes, numbers) never wraps, so
-# identifiers stay copyable in a narrow terminal.
-_WRAPPING = {"REASON", "WHY", "NAMES", "ACTION", "DISRUPTION"}
+def _width(console: Console) -> int | None:
+    """The terminal's width; None (no limit) when the output is not a terminal."""
+    return console.width if console.is_terminal and console.width < 10_000 else None
 
 
-def _table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> Table:
-    t = Table(
-        title=None if no_headers else title,
-        box=None if no_headers else box.SIMPLE,
-        show_header=not no_headers,
-        title_justify="left",
-        pad_edge=False,
-    )
-    for h in headers:
-        if h in _WRAPPING:
-            t.add_column(h, overflow="fold", min_width=20)
+def print_warnings(err: Console, warnings: list[str]) -> None:
+    """Warnings on stderr, those of one kind counted after the first few (report/warnings.py)."""
+    for w in summarize(warnings):
+        say(err, f"Warning: {w}", "yellow", "Warning:")
+
+
+def say(console: Console, text: str, style: str = "", lead: str = "", indent: str = "  ") -> None:
+    """A line of prose, wrapped at the terminal's width at spaces (continuation lines indented),
+    with no trailing spaces. `lead` (the start of `text`) is printed in `style`."""
+    width = _width(console)
+    lines = [text] if width is None else layout.fold_words(text, width, indent)
+    for i, ln in enumerate(lines):
+        if i == 0 and lead and style and ln.startswith(lead):
+            console.print(f"[{style}]{escape(lead)}[/]{escape(ln[len(lead):])}", highlight=False, soft_wrap=True)
         else:
-            t.add_column(h, no_wrap=True)
-    for r in rows:
-        t.add_row(*[("" if c is None else str(c)) for c in r])
-    return t
+            console.print(escape(ln), highlight=False, soft_wrap=True, markup=True)
 
 
-# Tables longer than this are laid out by _plain_table instead of rich: rich's per-cell
-# measuring costs ~0.1 ms a cell, seconds for the tens of thousands of rows a 5,000-node cluster
-# gives. The layout is the same (rich's SIMPLE box), except that long cells never wrap.
-_PLAIN_ROWS = 100
-
-
-def _plain_table(title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> str:
-    cells = [[("" if c is None else str(c)) for c in r] for r in rows]
-    widths = [len(h) if not no_headers else 0 for h in headers]
-    for i, h in enumerate(headers):
-        if h in _WRAPPING:
-            widths[i] = max(widths[i], 20)  # the wrapping columns' min_width
-    for r in cells:
-        for i, c in enumerate(r):
-            if len(c) > widths[i]:
-                widths[i] = len(c)
-    if no_headers:
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
-        return "\n".join(lines) + "\n"
-    total = sum(widths) + 3 * (len(widths) - 1) + 2
-    out = []
-    if title:
-        out.append(title.ljust(total))
-    out.append(" " * total)
-    out.append(" " + "   ".join(h.ljust(w) for h, w in zip(headers, widths)) + " ")
-    out.append(" " + "─" * (total - 2) + " ")
-    for r in cells:
-        out.append(" " + "   ".join(c.ljust(w) for c, w in zip(r, widths)) + " ")
-    out.append(" " * total)
-    return "\n".join(out) + "\n"
-
-
-def _print_table(console: Console, title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> None:
-    if len(rows) > _PLAIN_ROWS:
-        console.file.write(_plain_table(title, headers, rows, no_headers))
-    else:
-        console.print(_table(title, headers, rows, no_headers))
+def print_table(console: Console, title: str | None, headers: list[str], rows: list[list[Any]], no_headers: bool) -> None:
+    """Every table goes through layout.render: no value is ever cut (see report/layout.py)."""
+    console.file.write(layout.render(title, headers, rows, _width(console), no_headers))
 
 
 def _natural(name: str) -> tuple:
@@ -91,10 +63,9 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     """Verdict, preemptor, placement per node, victims by unit, spared units. Warnings go to
     `err` (stderr). With `no_headers`, only the victim rows are printed, for scripts."""
     err = err or console
-    for w in doc["warnings"]:
-        err.print(f"[yellow]Warning:[/] {w}", highlight=False)
+    print_warnings(err, doc["warnings"])
     if no_headers:
-        _print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
+        print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
         return
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
@@ -107,17 +78,24 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if doc["outcome"] == "Unschedulable" and s.get("candidateUnits"):
         verdict = (f"does not fit even if all {s['candidateUnits']} lower-priority unit(s) were preempted "
                    f"({doc['message']})")
-    console.print(f"[{style}]{doc['outcome']}[/]: {verdict}", highlight=False)
-    console.print(
+    say(console, f"{doc['outcome']}: {verdict}", style, doc["outcome"])
+    lines = headline(doc)
+    label = max((len(k) for k, _ in lines), default=0) + 1
+    for k, v in lines:
+        say(console, f"  {(k + ':').ljust(label)}  {v}", indent=" " * (label + 4))
+    for c in collateral(doc):
+        say(console, f"  Collateral: {c}", indent="    ")
+    if doc.get("filter"):
+        f = doc["filter"]
+        say(console, f"  Shown: {f['shownUnits']} of {f['victimUnits']} victim unit(s) ({f['description']}); the analysis is for the whole cluster")
+    say(console,
         f"Preemptor: {pre['kind']} {pre['namespace']}/{pre['name']}  priority {pre['priority']}  "
-        f"policy {pre['preemptionPolicy']}  pending pods {pre['pods']}  running {pre['runningPods']}",
-        highlight=False,
-    )
+        f"policy {pre['preemptionPolicy']}  pending pods {pre['pods']}  running {pre['runningPods']}")
     if doc["message"] and doc["outcome"] in ("Preempt", "NoPreemptionNeeded"):
-        console.print(f"Message: {doc['message']}", highlight=False)
+        say(console, f"Message: {doc['message']}")
     if doc["outcome"] == "Unschedulable" and doc.get("unplaced") and not wide:
         first = doc["unplaced"][0]
-        console.print(f"Why: pod {first['pod']['namespace']}/{first['pod']['name']}: {first['message']}", highlight=False)
+        say(console, f"Why: pod {first['pod']['namespace']}/{first['pod']['name']}: {first['message']}")
     if doc["placements"]:
         per: dict[str, list[str]] = {}
         for pl in doc["placements"]:
@@ -127,9 +105,9 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
             p.sort(key=_natural)
             rows.append([n, len(p), ", ".join(p) if wide else _short(p)])
         title = "Nominated node (after preemption)" if doc.get("algorithm") == "default" and doc["outcome"] == "Preempt" else "Placement"
-        _print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
+        print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
     if doc["victimUnits"]:
-        _print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
+        print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
     if doc.get("candidateNodes"):
         rows = []
         for c in doc["candidateNodes"]:
@@ -137,8 +115,8 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
             if c.get("victims") is None:
                 rows.append([c["node"], "-", "-", c.get("status", ""), chosen])
             else:
-                rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), "", chosen])
-        _print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
+                rows.append([c["node"], len(c["victims"]), c.get("pdbViolations", 0), c.get("why", ""), chosen])
+        print_table(console, "Candidate nodes (pickOneNodeForPreemption)", ["NODE", "VICTIM-PODS", "PDB-VIOLATIONS", "WHY", "CHOSEN"], rows, no_headers)
     if doc["summary"]["reprievedUnits"]:
         rows = []
         placed_nodes = {pl["node"] for pl in doc["placements"]}
@@ -159,12 +137,14 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "VIOLATES-PDB"] + (["REASON"] if wide else [])
         title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
         if rows:
-            _print_table(console, title, headers, rows, no_headers)
-        if hidden:
-            console.print(f"{hidden} more candidate unit(s) on other nodes were spared (-o wide lists them).", highlight=False)
+            print_table(console, title, headers, rows, no_headers)
+        if hidden and doc.get("filter"):
+            say(console, f"{hidden} more spared candidate unit(s) are not shown (on other nodes, or filtered out).")
+        elif hidden:
+            say(console, f"{hidden} more candidate unit(s) on other nodes were spared (-o wide lists them).")
     if doc.get("unplaced") and wide:
         rows = [[f"{u['pod']['namespace']}/{u['pod']['name']}", u["message"]] for u in doc["unplaced"]]
-        _print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
+        print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
 
 
 _VICTIM_HEADERS = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "VIOLATES-PDB"]
@@ -187,24 +167,119 @@ def _short(names: list[str], n: int = 4) -> str:
     return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
 
 
-def render_explain(doc: dict, console: Console, err: Console | None = None) -> None:
-    for w in doc["warnings"]:
-        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
-    console.print(f"Outcome: {doc['outcome']}: {doc['message']}", highlight=False)
+def render_explain(doc: dict, console: Console, err: Console | None = None, wide: bool = False) -> None:
+    """Numbered steps. A step listing many items ("; "-separated) is folded to its first few
+    unless `wide`, which lists one item a line."""
+    print_warnings(err or console, doc["warnings"])
+    say(console, f"Outcome: {doc['outcome']}: {doc['message']}")
+    arithmetic = doc.get("nodeArithmetic") or []
     for i, s in enumerate(doc["explanation"], 1):
-        console.print(f"{i:>3}. {s}", highlight=False)
+        head, items = _list_step(s)
+        if not items:
+            say(console, f"{i:>3}. {s}{step_numbers(s, arithmetic)}", indent="     ")
+        elif wide:
+            say(console, f"{i:>3}. {head}", indent="     ")
+            for it in items:
+                say(console, f"       - {it}", indent="         ")
+        else:
+            shown = "; ".join(items[:FOLD_ITEMS])
+            say(console, f"{i:>3}. {head} {shown}; ... ({len(items)} listed by -o wide)", indent="     ")
+    if arithmetic:
+        say(console, "Numbers per node of the placement (the deciding resource: the preemptor's tightest there):")
+        for a in arithmetic:
+            say(console, f"  - {a['text']}", indent="    ")
+    for c in collateral(doc):
+        say(console, f"Collateral: {c}", indent="  ")
 
 
-def render_rank(rows: list[dict], console: Console, wide: bool = False, no_headers: bool = False) -> None:
+FOLD_ITEMS = 3
+_STEP_UNIT = re.compile(r"^Reprieve \d+: (\w+ \S+) -> (needed|spared)")
+_FAILS_ON = re.compile(r"fails NodeResourcesFit on (\S+) \(Insufficient ([^),]+)")
+
+
+def step_numbers(step: str, arithmetic: list[dict]) -> str:
+    """The arithmetic behind one unit's reprieve verdict, from the final state of the placement's
+    nodes (valid for the verdict at the time: units reprieved later only add to "kept").
+    needed: kept + preemptor + the unit > allocatable on the node that failed; spared: on each
+    placement node where the unit runs, kept (the unit included) + preemptor <= allocatable."""
+    m = _STEP_UNIT.match(step)
+    if not m or not arithmetic:
+        return ""
+    unit, verdict = m.groups()
+    by_node = {a["node"]: a for a in arithmetic}
+    if verdict == "needed":
+        f = _FAILS_ON.search(step)
+        a = by_node.get(f.group(1)) if f else None
+        if a is None or f.group(2) not in a.get("resources", {}):
+            return ""
+        r = f.group(2)
+        x, mine = a["resources"][r], a["units"].get(unit, {}).get(r, 0)
+        total = x["kept"] + x["preemptor"] + mine
+        amt = lambda v: format_amount(r, v)  # noqa: E731
+        return (f" [{a['node']} {r}: kept {amt(x['kept'])} + preemptor {amt(x['preemptor'])} + this unit {amt(mine)} = "
+                f"{amt(total)} > allocatable {amt(x['allocatable'])}]")
+    here = [a for a in arithmetic if unit in a.get("units", {})]
+    if not here:
+        return " [it runs on no node of the placement]"
+    parts = []
+    for a in here:
+        r = a["resource"]
+        x, mine = a["resources"].get(r), a["units"][unit].get(r, 0)
+        if x is None:
+            continue
+        amt = lambda v: format_amount(r, v)  # noqa: E731
+        parts.append(f"{a['node']} {r}: kept {amt(x['kept'])} (its {amt(mine)} included) + preemptor {amt(x['preemptor'])} = "
+                     f"{amt(x['kept'] + x['preemptor'])} <= allocatable {amt(x['allocatable'])}")
+    return f" [{'; '.join(parts)}]" if parts else ""
+
+
+def _list_step(step: str) -> tuple[str, list[str]]:
+    """("head:", items) for a step that lists more than FOLD_ITEMS + 2 items after a colon."""
+    head, sep, rest = step.partition(": ")
+    if not sep:
+        return step, []
+    items = rest.split("; ")
+    if len(items) <= FOLD_ITEMS + 2:
+        return step, []
+    items[-1] = items[-1].removesuffix(" ...").rstrip(".")
+    return head + ":", items
+
+
+def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False) -> None:
+    """The title says the order (risk: the units preemption takes first come first)."""
+    if not no_headers:
+        prio = doc["preemptorPriority"]
+        how = ("most at risk first (the order preemption gives units up; --order protection reverses it)"
+               if doc.get("order", "risk") == "risk" else "most protected first (the reprieve order)")
+        scope = f" for {doc['for']}, on the {len(doc.get('nodesWherePreemptionMightHelp', []))} node(s) where preemption might help it" if doc.get("for") else ""
+        say(console, f"Units a preemptor of priority {prio} could take{scope}, {how}: {doc.get('totalUnits', len(doc['units']))} unit(s)"
+            + (f", first {len(doc['units'])} shown" if len(doc["units"]) < doc.get("totalUnits", len(doc["units"])) else ""))
+        console.file.write("\n")
     headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "VIOLATES-PDB"] + (["NODES"] if wide else [])
     out = []
-    for r in rows:
-        row = [r["rank"], f"{r['namespace']}/{r['name']}", r["kind"], r["disruptionMode"] or "-", r["priority"], r["pods"],
+    for r in doc["units"]:
+        row = [r.get("position", r["rank"]), f"{r['namespace']}/{r['name']}", r["kind"], r["disruptionMode"] or "-", r["priority"], r["pods"],
                r["earliestStart"] or "-", "yes" if r["violatesPDB"] else "-"]
         if wide:
             row.append(",".join(r["nodes"]))
         out.append(row)
-    _print_table(console, None, headers, out, no_headers)
+    print_table(console, None, headers, out, no_headers)
+
+
+def render_diff(d: dict, console: Console, no_headers: bool = False) -> None:
+    """Verdict change, then one row per change (victims added/removed, placements moved)."""
+    if not no_headers:
+        a, b = d["a"], d["b"]
+        for label, x in zip(d["labels"], (a, b)):
+            say(console, f"{label}: {x['outcome']}, {x['victimPods']} victim pod(s) in {x['victimUnits']} unit(s), {x['placedPods']} pod(s) placed")
+        say(console, "Verdict: " + (f"changed {a['outcome']} -> {b['outcome']}" if a["outcome"] != b["outcome"] else "unchanged")
+            + f"; {len(d['victimsAdded'])} victim pod(s) added, {len(d['victimsRemoved'])} removed, "
+              f"{len(d['placementChanges'])} placement change(s)")
+    rows = [["victim+", f"{v['namespace']}/{v['name']}", "-", v["node"]] for v in d["victimsAdded"]]
+    rows += [["victim-", f"{v['namespace']}/{v['name']}", v["node"], "-"] for v in d["victimsRemoved"]]
+    rows += [["placed", f"{c['namespace']}/{c['name']}", c["before"] or "-", c["after"] or "-"] for c in d["placementChanges"]]
+    if rows or no_headers:
+        print_table(console, None if no_headers else "Changes", ["CHANGE", "POD", "BEFORE", "AFTER"], rows, no_headers)
 
 
 def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
@@ -233,12 +308,11 @@ def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: C
     for m in a.get("mixed") or []:
         added = ", ".join(f"{n['count']} x {n['template']}" for n in m["added"])
         rows.append(["C) mixed", f"add {added}", f"{m['victimPods']} pod(s) in {m['victimUnits']} unit(s) still preempted", "-"])
-    _print_table(console, "Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers)
+    print_table(console, "Autoscaling what-if", ["OPTION", "ACTION", "DISRUPTION", "COST"], rows, no_headers)
     if a.get("overschedule"):
         o = a["overschedule"]
-        console.print(f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}", highlight=False)
+        say(console, f"Overscheduling check (x{o.get('multiplier')}): {'admitted' if o.get('admitted') else 'rejected'}")
     warnings = list(a.get("warnings") or [])
     if a.get("noScaleUpHelps") and not any("scale-up" in w.lower() or "no template" in w.lower() for w in warnings):
         warnings.insert(0, "no scale-up helps: some pod fits no node template")
-    for w in warnings:
-        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
+    print_warnings(err or console, warnings)

@@ -78,3 +78,17 @@ def write_snapshot(path: str, header: dict, items: Iterable[dict]) -> None:
         except OSError:
             pass
         raise
+
+
+def dump_snapshot(out: IO[str], header: dict, items: Iterable[dict], fmt: str = "json") -> None:
+    """The snapshot on a stream, kubectl style (`-o json|yaml`): the same document the file
+    holds (json: byte for byte; yaml: the same objects)."""
+    if fmt == "json":
+        _write_body(out, header, items)
+    else:
+        import yaml
+
+        buf = io.StringIO()
+        _write_body(buf, header, items)
+        yaml.safe_dump(json.loads(buf.getvalue()), out, sort_keys=False, width=120)
+    out.flush()

@@ -212,7 +212,7 @@ def test_server_drops_pod_scheduling_group(populated: Cluster) -> None:
 @pytest.fixture(scope="module")
 def snapshot_file(populated: Cluster) -> Path:
     out = populated.workdir / "s.json.gz"
-    res = ok(wap(populated, "snapshot", "-o", str(out)))
+    res = ok(wap(populated, "snapshot", "--output-file", str(out)))
     # PDBs: policy/v1 is not served by 1.20 -> a warning, not a failure.
     assert "poddisruptionbudgets.policy (policy/v1) is not served by this cluster" in res.stderr
     return out
@@ -296,7 +296,7 @@ def test_reader_only_ever_reads(populated: Cluster) -> None:
 
 def test_user_without_pdb_access_gets_a_warning(populated: Cluster) -> None:
     # RBAC answers before routing: a user lacking the permission gets 403 even for a path not served.
-    res = ok(wap(populated, "snapshot", "-o", str(populated.workdir / "nopdb.json.gz"), user="nopdb"))
+    res = ok(wap(populated, "snapshot", "--output-file", str(populated.workdir / "nopdb.json.gz"), user="nopdb"))
     warn = [ln for ln in res.stderr.splitlines() if "poddisruptionbudgets" in ln]
     assert warn == ["Warning: forbidden to list poddisruptionbudgets.policy: PDBs are ignored, so victims "
                     "protected by a PDB may be reported as preemptible"], res.stderr
@@ -306,7 +306,7 @@ def test_user_without_pdb_access_gets_a_warning(populated: Cluster) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ("snapshot", "-o", "x.json.gz"),
+    ("snapshot", "--output-file", "x.json.gz"),
     ("whatif", "podgroup", "job", "-n", "ml"),
     ("rank",),
 ])
@@ -321,7 +321,7 @@ def test_user_without_pods_access_fails_in_one_line(populated: Cluster, args: tu
 
 def test_unknown_token_is_a_one_line_401(populated: Cluster) -> None:
     bad = write_kubeconfig(populated.workdir / "kubeconfig-bad", populated.url, "not-a-token", populated.ca_pem)
-    res = subprocess.run([tool("kubectl-wap"), "snapshot", "-o", "y.json.gz", "--kubeconfig", str(bad)],
+    res = subprocess.run([tool("kubectl-wap"), "snapshot", "--output-file", "y.json.gz", "--kubeconfig", str(bad)],
                          capture_output=True, text=True, timeout=60, cwd=populated.workdir)
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()

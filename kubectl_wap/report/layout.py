@@ -1,0 +1,176 @@
+"""Text tables that never cut a value, at any terminal width (issue 16).
+
+Three layouts, chosen per table:
+
+- **columns** (kubectl's look): every value at its full width. Used whenever it fits the terminal,
+  and always when the output is not a terminal (width None: scripts see complete rows).
+- **wrapped columns**: too wide, but the free-text columns (reasons, comma lists of names or nodes)
+  can wrap at spaces/commas to fit; identifiers and numbers never wrap.
+- **stacked**: still too wide (a narrow terminal): one block per row, the key column (the first)
+  on its own line, then `HEADER  value` lines. A value longer than the line is folded onto the next
+  line, never cut.
+
+With `no_headers` (scripts) each column has a fixed width, so a row's text depends only on its own
+values: two runs over different clusters align, and `diff` shows only the rows that changed.
+No layout leaves trailing spaces.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Sequence
+
+# Columns whose values may wrap: free text at spaces, lists at ", " or ",".
+WRAPPING = frozenset({"REASON", "WHY", "NAMES", "ACTION", "DISRUPTION", "NODES", "MESSAGE", "VICTIMS"})
+_MIN_WRAP = 16
+
+# --no-headers: fixed column widths (a longer value pushes the rest of its row, not the column).
+STABLE_WIDTHS = {
+    "#": 5, "UNIT": 44, "POD": 44, "KIND": 17, "MODE": 6, "PRIORITY": 10, "PODS": 5, "NODES": 24, "NODE": 24,
+    "VIOLATES-PDB": 3, "STARTED": 20, "NAMES": 0, "VICTIM-PODS": 5, "PDB-VIOLATIONS": 3, "CHOSEN": 3,
+    "CHANGE": 8, "BEFORE": 24, "AFTER": 24,
+}
+_STABLE_DEFAULT = 16
+
+GAP = "   "
+NARROW_GAP = "  "
+RULE = "─"
+
+
+def cell(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None,
+           no_headers: bool = False) -> str:
+    """The table as text (ends with a newline; empty string for no rows and no headers)."""
+    cells = [[cell(c) for c in r] for r in rows]
+    if no_headers:
+        return "".join(stable_row(headers, r) + "\n" for r in cells)
+    widths = natural_widths(headers, cells)
+    if width is None or _total(widths) <= width:
+        return _columns(title, headers, cells, widths)
+    # Too wide: wrap free text, then close the gaps to kubectl's minimum of two spaces, and only
+    # then give up columns for the stacked layout.
+    for gap in (GAP, NARROW_GAP):
+        narrowed = _narrow(headers, cells, widths, width, gap)
+        if narrowed is not None:
+            return _columns(title, headers, cells, narrowed, gap)
+    return stacked(title, headers, cells, width)
+
+
+def natural_widths(headers: Sequence[str], cells: list[list[str]]) -> list[int]:
+    widths = [len(h) for h in headers]
+    for r in cells:
+        for i, c in enumerate(r):
+            if len(c) > widths[i]:
+                widths[i] = len(c)
+    return widths
+
+
+def stable_row(headers: Sequence[str], row: Sequence[str]) -> str:
+    parts = []
+    last = len(row) - 1
+    for i, (h, c) in enumerate(zip(headers, row)):
+        w = STABLE_WIDTHS.get(h, _STABLE_DEFAULT)
+        parts.append(c if i == last else (c.ljust(w) if len(c) < w else c) + "  ")
+    return "".join(parts).rstrip()
+
+
+def _total(widths: list[int], gap: str = GAP) -> int:
+    return 1 + sum(widths) + len(gap) * (len(widths) - 1)
+
+
+def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], width: int, gap: str = GAP) -> list[int] | None:
+    """Shrink the wrapping columns (widest first) until the table fits; None if it cannot without
+    breaking a word, an identifier or a number."""
+    out = list(widths)
+    floor = []
+    for i, h in enumerate(headers):
+        if h in WRAPPING:
+            longest_word = max([len(h)] + [len(w) for r in cells for w in _tokens(r[i])])
+            floor.append(max(_MIN_WRAP, longest_word))
+        else:
+            floor.append(out[i])
+    excess = _total(out, gap) - width
+    for i in sorted(range(len(out)), key=lambda i: -out[i]):
+        if excess <= 0:
+            break
+        give = min(out[i] - floor[i], excess)
+        if give > 0:
+            out[i] -= give
+            excess -= give
+    return out if excess <= 0 else None
+
+
+def _tokens(text: str) -> list[str]:
+    return text.replace(",", ", ").split()
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Wrap at spaces (lists at commas: the comma stays on the first line); never cut a word."""
+    if len(text) <= width:
+        return [text]
+    if " " not in text and "," in text:
+        text = text.replace(",", ", ")
+        lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+        return [ln.replace(", ", ",") for ln in lines]
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], widths: list[int], gap: str = GAP) -> str:
+    out = []
+    if title:
+        out.append(title)
+        out.append("")
+    out.append(_line(headers, widths, gap))
+    out.append(" " + RULE * (_total(widths, gap) - 1))
+    for r in cells:
+        wrapped = [_wrap(c, w) if h in WRAPPING else [c] for h, c, w in zip(headers, r, widths)]
+        for k in range(max(len(x) for x in wrapped)):
+            out.append(_line([x[k] if k < len(x) else "" for x in wrapped], widths, gap))
+    out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _line(values: Sequence[str], widths: list[int], gap: str = GAP) -> str:
+    return (" " + gap.join(v.ljust(w) for v, w in zip(values, widths))).rstrip()
+
+
+def fold(text: str, width: int) -> list[str]:
+    """Split `text` into pieces of at most `width` characters, at spaces where possible; a word
+    longer than the line is folded (continued on the next line), never cut."""
+    width = max(width, 8)
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def fold_words(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Prose wrapped at spaces, continuation lines indented; words longer than a line folded."""
+    width = max(width, 16)
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def stacked(title: str | None, headers: Sequence[str], cells: list[list[str]], width: int) -> str:
+    """One block per row: the key value on its own line, then `HEADER value` pairs wrapped at
+    pair boundaries (a pair longer than the line is folded)."""
+    out = []
+    if title:
+        out.append(title)
+        out.append("")
+    for r in cells:
+        out.extend(fold(r[0], width))
+        line = "   "
+        for h, c in zip(headers[1:], r[1:]):
+            pair = f"{h} {c or '-'}"
+            if len(line) + 2 + len(pair) <= width or line == "   ":
+                line = (line + "  " + pair) if line != "   " else "    " + pair
+            else:
+                out.append(line)
+                line = "    " + pair
+            if len(line) > width:
+                pieces = fold(line.strip(), width - 4)
+                out.extend("    " + p for p in pieces[:-1])
+                line = "    " + pieces[-1]
+        out.append(line.rstrip())
+    out.append("")
+    return "\n".join(ln.rstrip() for ln in out) + "\n"

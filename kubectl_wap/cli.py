@@ -5,6 +5,7 @@ kubectl passes no global flags to plugins, so every command accepts the kubectl-
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import os
@@ -16,7 +17,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from . import __version__
-from .errors import UserError
+from .errors import UserError, scrub
 
 def _examples(*blocks: str) -> str:
     """An epilog click prints verbatim: each block is marked with \\b so it is not re-wrapped."""
@@ -65,6 +66,24 @@ class Color(str, Enum):
 
 
 SnapshotOpt = Annotated[Optional[str], typer.Option("--snapshot", "-s", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")]
+def _set_max_input(value: Optional[str]) -> Optional[str]:
+    """--max-input-size: applies to every file the command reads (snapshot, -f, node templates)."""
+    if value is None:
+        return value
+    from .quantity import QuantityError, parse_quantity
+    from .snapshot.files import set_max_input_size
+
+    try:
+        n = parse_quantity(value)
+    except QuantityError:
+        raise typer.BadParameter(f"want a size such as 4Gi, 500M or 1000000, got {value!r}") from None
+    if n < 1 or n != int(n):
+        raise typer.BadParameter(f"want a whole number of bytes of at least 1, got {value!r}")
+    set_max_input_size(int(n))
+    return value
+
+
+MaxInputOpt = Annotated[Optional[str], typer.Option("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")]
 DemoOpt = Annotated[bool, typer.Option("--demo", help="Use the bundled demo cluster.")]
 KubeconfigOpt = Annotated[Optional[str], typer.Option("--kubeconfig", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")]
 ContextOpt = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
@@ -83,11 +102,12 @@ VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "N
 def _console(color: Color, stderr: bool = False):
     from rich.console import Console
 
+    # markup=False: text from the input is never read as Rich markup (`a[/x]` in a name).
     if color == Color.never or (color == Color.auto and os.environ.get("NO_COLOR")):
-        return Console(stderr=stderr, no_color=True, highlight=False, color_system=None, width=_width())
+        return Console(stderr=stderr, no_color=True, highlight=False, color_system=None, width=_width(), markup=False)
     if color == Color.always:
-        return Console(stderr=stderr, force_terminal=True, highlight=False, width=_width())
-    return Console(stderr=stderr, highlight=False, width=_width())
+        return Console(stderr=stderr, force_terminal=True, highlight=False, width=_width(), markup=False)
+    return Console(stderr=stderr, highlight=False, width=_width(), markup=False)
 
 
 def _width() -> int | None:
@@ -98,6 +118,24 @@ def _width() -> int | None:
         return 10_000
 
 
+def _say_error(text: str) -> None:
+    """One line on stderr: credentials scrubbed, control characters escaped (issue 19)."""
+    from .report.escape import printable
+
+    try:
+        typer.echo(f"error: {printable(scrub(text))}", err=True)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # stderr is gone too: the exit code is all that is left to say it
+
+
+def _print_traceback() -> None:
+    """--debug: the traceback, with credentials scrubbed like every other line we print."""
+    try:
+        sys.stderr.write(scrub(traceback.format_exc()))
+    except (OSError, ValueError):
+        pass
+
+
 def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
     """User errors end as one line on stderr and exit 2; anything else as one line and exit 1."""
     try:
@@ -106,28 +144,70 @@ def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
         raise
     except UserError as e:
         if debug:
-            traceback.print_exc()
-        typer.echo(f"error: {e}", err=True)
+            _print_traceback()
+        _say_error(str(e))
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo("error: interrupted", err=True)
+        _say_error("interrupted")
         raise typer.Exit(130) from None
+    except RecursionError:
+        if debug:
+            _print_traceback()
+        _say_error("the input is nested too deeply to analyze")
+        raise typer.Exit(2) from None
+    except _ClosedStdout:
+        _say_error("cannot write the output: stdout is closed")
+        raise typer.Exit(2) from None
+    except OSError as e:
+        if e.errno == errno.EPIPE:  # the reader went away (`| head`): stop quietly, like kubectl
+            _quiet_stdout()
+            raise typer.Exit(141) from None
+        if debug:
+            _print_traceback()
+        _say_error(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}")
+        raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
         if debug:
-            traceback.print_exc()
-        typer.echo(f"error: {type(e).__name__}: {e} (run with --debug for details)", err=True)
+            _print_traceback()
+        _say_error(f"{type(e).__name__}: {e} (run with --debug for details)")
         raise typer.Exit(1) from None
+
+
+class _ClosedStdout(Exception):
+    """Writing to a stdout that was closed (`kubectl wap ... >&-`)."""
+
+
+class _ClosedStream:
+    """Stands in for sys.stdout when the process started with it closed (Python sets it to None)."""
+
+    def write(self, _text: str) -> int:
+        raise _ClosedStdout()
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _quiet_stdout() -> None:
+    """After EPIPE (`| head`): point stdout at /dev/null so the interpreter's final flush does
+    not print a second error (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _default_namespace(kubeconfig: str | None, context: str | None, snapshot: str | None, demo: bool) -> str:
     if snapshot or demo:
         return "default"
     try:
-        import yaml
+        from .snapshot.kubeconfig import load_document
 
         path = kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or os.path.expanduser("~/.kube/config")
-        with open(path) as f:
-            cfg = yaml.safe_load(f) or {}
+        cfg = load_document(os.path.expanduser(path)) or {}
         ctx_name = context or cfg.get("current-context")
         for c in cfg.get("contexts") or []:
             if c.get("name") == ctx_name:
@@ -275,6 +355,7 @@ def whatif(
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
     snapshot: SnapshotOpt = None,
+    max_input_size: MaxInputOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -302,12 +383,15 @@ def whatif(
         else:
             from .report.tables import render_whatif
 
+            from .report.escape import printable_doc
+
             console, err = _console(color), _console(color, stderr=True)
-            render_whatif(doc, console, wide=output == Output.wide, no_headers=no_headers, err=err)
+            shown = printable_doc(doc)
+            render_whatif(shown, console, wide=output == Output.wide, no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=err)
+                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
         return doc
 
     doc = _guard(debug, run)
@@ -321,6 +405,7 @@ def explain(
     file: Annotated[Optional[str], typer.Option("--filename", "-f", help="Hypothetical objects, as for whatif.")] = None,
     replicas: Annotated[Optional[int], typer.Option("--replicas")] = None,
     snapshot: SnapshotOpt = None,
+    max_input_size: MaxInputOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -342,7 +427,9 @@ def explain(
         else:
             from .report.tables import render_explain
 
-            render_explain(doc, _console(color), err=_console(color, stderr=True))
+            from .report.escape import printable_doc
+
+            render_explain(printable_doc(doc), _console(color), err=_console(color, stderr=True))
 
     _guard(debug, run)
 
@@ -351,6 +438,7 @@ def explain(
 def rank(
     priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit).")] = None,
     snapshot: SnapshotOpt = None,
+    max_input_size: MaxInputOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -380,7 +468,9 @@ def rank(
         else:
             from .report.tables import render_rank
 
-            render_rank(doc["units"], _console(color), wide=output == Output.wide, no_headers=no_headers)
+            from .report.escape import printable_doc
+
+            render_rank(printable_doc(doc["units"]), _console(color), wide=output == Output.wide, no_headers=no_headers)
 
     _guard(debug, run)
 
@@ -401,8 +491,11 @@ def snapshot(
 
     def run() -> None:
         from .snapshot.live import load_live
-        from .snapshot.save import write_snapshot
+        from .snapshot.save import check_target, write_snapshot
 
+        check_target(out)
+        if redact_map:
+            check_target(redact_map)
         console = _console(color, stderr=True)
         with console.status("reading the cluster (read-only)...") as status:
             def progress(resource: str, n: int) -> None:
@@ -424,17 +517,19 @@ def snapshot(
                     raise UserError(f"{redact_key_file}: the redaction key must be at least 16 bytes")
             r = redactor_for(items, key)
             if redact_map:
-                mapping = _pending_name_map(items, r.h)
-                with open(os.path.expanduser(redact_map), "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
-                    json.dump(mapping, f, indent=2)
+                from .snapshot.save import write_private_text
+
+                write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
             header["redacted"] = True
         write_snapshot(out, header, items)
+        from .report.escape import printable
+
         for w in header.get("warnings", []):
-            console.print(f"Warning: {w}", highlight=False)
+            console.print(f"Warning: {printable(str(w))}", highlight=False)
         if out != "-":
             counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
-            console.print(f"wrote {out}: {counts}", highlight=False)
+            console.print(f"wrote {printable(out)}: {counts}", highlight=False)
 
     _guard(debug, run)
 
@@ -517,6 +612,8 @@ def main() -> None:
     # garbage collection would rescan all of it again and again while reports are built, for
     # nothing to free. Memory is returned when the process exits.
     gc.disable()
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()  # type: ignore[assignment]
     try:
         rv = app(standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)
@@ -534,14 +631,14 @@ def main() -> None:
             typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
             sys.exit(0)
         if isinstance(e, exc.UsageError):
-            typer.echo(f"error: {e.format_message()}", err=True)
+            _say_error(e.format_message())
             sys.exit(2)
         if isinstance(e, getattr(exc, "Abort", ())) or type(e).__name__ == "Abort":
             sys.exit(130)
         if isinstance(e, exc.ClickException):
-            typer.echo(f"error: {e.format_message()}", err=True)
+            _say_error(e.format_message())
             sys.exit(e.exit_code)
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        _say_error(f"{type(e).__name__}: {e}")
         sys.exit(1)
 
 

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from ..errors import UserError
 from ..model import Node, Snapshot, Taint
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
@@ -127,19 +125,13 @@ def _template_from(i: int, raw: Any, path: str) -> Template:
 
 
 def load_templates(path: str) -> list[Template]:
-    p = Path(path)
+    from ..snapshot.files import read_text, safe_yaml
+
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"cannot read node templates {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"cannot read node templates {path}: not UTF-8 text") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" (line {mark.line + 1})" if mark is not None else ""
-        raise UserError(f"{path}: invalid YAML{at}") from None
+        text = read_text(Path(path))
+    except UserError as e:
+        raise UserError(f"cannot read node templates {e}") from None
+    doc = safe_yaml(text, path)
     if isinstance(doc, list):
         items = doc
     elif isinstance(doc, dict) and isinstance(doc.get("templates"), list):

@@ -8,6 +8,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 _OUTCOME_STYLE = {
     "NoPreemptionNeeded": "bold green",
@@ -16,6 +17,12 @@ _OUTCOME_STYLE = {
     "NotEligible": "bold magenta",
     "Invalid": "bold red",
 }
+
+
+def _warning(w: str) -> Text:
+    # Styled without markup: the consoles print with markup off, so text from the input (a name
+    # like `a[/x]`) is never read as markup (issue 19).
+    return Text.assemble(("Warning:", "yellow"), f" {w}")
 
 
 # Free-text columns wrap at words; every other column (names, nodes, numbers) never wraps, so
@@ -92,7 +99,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     `err` (stderr). With `no_headers`, only the victim rows are printed, for scripts."""
     err = err or console
     for w in doc["warnings"]:
-        err.print(f"[yellow]Warning:[/] {w}", highlight=False)
+        err.print(_warning(w), highlight=False)
     if no_headers:
         _print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
         return
@@ -107,7 +114,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if doc["outcome"] == "Unschedulable" and s.get("candidateUnits"):
         verdict = (f"does not fit even if all {s['candidateUnits']} lower-priority unit(s) were preempted "
                    f"({doc['message']})")
-    console.print(f"[{style}]{doc['outcome']}[/]: {verdict}", highlight=False)
+    console.print(Text.assemble((doc["outcome"], style), f": {verdict}"), highlight=False)
     console.print(
         f"Preemptor: {pre['kind']} {pre['namespace']}/{pre['name']}  priority {pre['priority']}  "
         f"policy {pre['preemptionPolicy']}  pending pods {pre['pods']}  running {pre['runningPods']}",
@@ -189,7 +196,7 @@ def _short(names: list[str], n: int = 4) -> str:
 
 def render_explain(doc: dict, console: Console, err: Console | None = None) -> None:
     for w in doc["warnings"]:
-        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
+        (err or console).print(_warning(w), highlight=False)
     console.print(f"Outcome: {doc['outcome']}: {doc['message']}", highlight=False)
     for i, s in enumerate(doc["explanation"], 1):
         console.print(f"{i:>3}. {s}", highlight=False)
@@ -241,4 +248,4 @@ def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: C
     if a.get("noScaleUpHelps") and not any("scale-up" in w.lower() or "no template" in w.lower() for w in warnings):
         warnings.insert(0, "no scale-up helps: some pod fits no node template")
     for w in warnings:
-        (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
+        (err or console).print(_warning(w), highlight=False)

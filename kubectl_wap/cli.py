@@ -96,6 +96,11 @@ GatesOpt = Annotated[Optional[str], typer.Option("--feature-gates", help="kube-s
 TimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")]
 ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
 
+# A hypothetical group is simulated pod by pod: 100k pods take minutes and gigabytes; 2e9 would
+# exhaust memory before saying anything.
+MAX_REPLICAS = 100_000
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
 VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "NotEligible": 12, "Invalid": 13}
 
 
@@ -284,8 +289,10 @@ def _analysis(
         raise UserError(f"{', '.join(given)} describe a flags-only hypothetical group; with -f, put them in the file (only --replicas applies)")
     if not file and replicas is None and given:
         raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to hypothetical work: add --replicas N (whatif podgroup NEW --replicas N ...) or use -f FILE")
-    if replicas is not None and replicas < 1:
-        raise UserError("--replicas must be at least 1")
+    if replicas is not None and not 1 <= replicas <= MAX_REPLICAS:
+        raise UserError(f"--replicas must be between 1 and {MAX_REPLICAS:,}")
+    if min_count is not None and not 1 <= min_count <= MAX_REPLICAS:
+        raise UserError(f"--min-count must be between 1 and {MAX_REPLICAS:,}")
     if preemption_policy is not None and preemption_policy not in ("PreemptLowerPriority", "Never"):
         raise UserError(f"invalid --preemption-policy {preemption_policy!r}: want PreemptLowerPriority or Never")
     if min_count is not None and replicas is not None and min_count > replicas:
@@ -460,6 +467,8 @@ def rank(
         from .report.document import rank_document
 
         gates = parse_gates(feature_gates)
+        if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
+            raise UserError(f"--priority must be a 32-bit integer (PriorityClass values are int32), got {priority}")
         snap = _load(snapshot, demo, kubeconfig, context, request_timeout, color)
         ranked = rank_units(snap, priority, gates)
         doc = rank_document(ranked, priority, None if all_namespaces else namespace)

@@ -72,7 +72,10 @@ def _amount(res: str, q: Any, where: str) -> int:
         raise UserError(f"{where}: invalid quantity for {res}: {e}") from None
     if v < 0:
         raise UserError(f"{where}: {res} must be >= 0, got {q!r}")
-    return scheduler_amount(res, v)
+    amount = scheduler_amount(res, v)
+    if amount > 2**63 - 1:  # upstream keeps these in int64; `cpu: 1e1000` would make a node of any size
+        raise UserError(f"{where}: {res}: value out of range (the scheduler's int64 {'milli-units' if res == 'cpu' else 'units'} overflow)")
+    return amount
 
 
 def _str_map(v: Any, where: str) -> dict[str, str]:

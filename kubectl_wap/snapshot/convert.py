@@ -129,17 +129,28 @@ def parse_time(v: Any) -> float | None:
         return None
 
 
-def _int(v: Any, what: str, default: int | None = None) -> int | None:
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _int(v: Any, what: str, default: int | None = None, bounds: tuple[int, int] = INT64) -> int | None:
+    """An integer field as the API server would accept it: a whole number (1.9 is refused, not
+    truncated), within the field's Go type (int64 unless `bounds` says int32 or narrower)."""
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
+    if isinstance(v, float) and v.is_integer() is False:
+        raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
+    if isinstance(v, str) and len(v) > 40:  # int() of a 5000-digit string is slow and then refused
+        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
     try:
         i = int(v)
     except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
         raise ObjectError(f"{what}: expected an integer, got {_short(v)}") from None
-    if abs(i) > 2**63:
-        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
+    lo, hi = bounds
+    if not lo <= i <= hi:
+        raise ObjectError(f"{what}: integer out of range [{lo}, {hi}]: {_short(v)}")
     return i
 
 
@@ -190,12 +201,12 @@ def _pod_term(v: Any) -> PodAffinityTerm:
     )
 
 
-def _weighted(v: Any) -> WeightedPodAffinityTerm:
+def _weighted(v: Any, what: str = "") -> WeightedPodAffinityTerm:
     d = _d(v)
-    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), "weight", 0) or 0, term=_pod_term(d.get("podAffinityTerm")))
+    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), f"{what}weight", 0, INT32) or 0, term=_pod_term(d.get("podAffinityTerm")))
 
 
-def _affinity(v: Any) -> Affinity | None:
+def _affinity(v: Any, what: str = "") -> Affinity | None:
     if not isinstance(v, dict) or not v:
         return None
     na, pa, paa = _d(v.get("nodeAffinity")), _d(v.get("podAffinity")), _d(v.get("podAntiAffinity"))
@@ -206,13 +217,13 @@ def _affinity(v: Any) -> Affinity | None:
     return Affinity(
         node_required=node_required,
         node_preferred=tuple(
-            PreferredNodeTerm(weight=_int(_d(t).get("weight"), "weight", 0) or 0, preference=_node_term(_d(t).get("preference")))
+            PreferredNodeTerm(weight=_int(_d(t).get("weight"), f"{what}weight", 0, INT32) or 0, preference=_node_term(_d(t).get("preference")))
             for t in _l(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
         ),
         pod_affinity_required=tuple(_pod_term(t) for t in _l(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_affinity_preferred=tuple(_weighted(t) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_preferred=tuple(_weighted(t, what) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
         pod_anti_affinity_required=tuple(_pod_term(t) for t in _l(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_anti_affinity_preferred=tuple(_weighted(t) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_preferred=tuple(_weighted(t, what) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
     )
 
 
@@ -365,8 +376,8 @@ def _shared(kind: str, raw: Any, build: Any, what: str) -> Any:
     return hit
 
 
-def _affinity_shared(v: Any, _what: str) -> Affinity | None:
-    return _affinity(v)
+def _affinity_shared(v: Any, what: str) -> Affinity | None:
+    return _affinity(v, f"{what}: spec.affinity: ")
 
 
 def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
@@ -384,11 +395,12 @@ def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
 def _spread(raw: Any, what: str) -> tuple[TopologySpreadConstraint, ...]:
     return tuple(
         TopologySpreadConstraint(
-            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1) or 1,
+            # ValidateTopologySpreadConstraints: maxSkew > 0, minDomains > 0 when set (int32).
+            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1, (1, INT32[1])) or 1,
             topology_key=_intern(_str(_d(t).get("topologyKey"))),
             when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
             label_selector=label_selector(_d(t).get("labelSelector")),
-            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains"),
+            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains", None, (1, INT32[1])),
             node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
             node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
             match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
@@ -406,7 +418,8 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     for c in _l(spec.get("containers")):
         for p in _l(_d(c).get("ports")):
             p = _d(p)
-            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0) or 0
+            # validatePorts: a port number is 1..65535; 0 (or absent) means no host port.
+            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0, (0, 65535)) or 0
             if hp > 0:
                 host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
     # An absent (or empty/falsy) stanza converts to () / None: skip the helpers for it.
@@ -416,7 +429,7 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     volumes = _l(spec.get("volumes"))
     first = (
         _str(spec.get("schedulerName")) or "default-scheduler",
-        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
         _str(spec.get("priorityClassName")),
         _str(spec.get("preemptionPolicy")) or None,
         requests,
@@ -627,7 +640,7 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
     sp = _d(spec.get("schedulingPolicy"))
     if "gang" in sp:
         policy = "gang"
-        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1)
+        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1, INT32)
         if count is None or count < 1:
             raise ObjectError(f"{what}: spec.schedulingPolicy.gang.{count_field}: must be greater than or equal to 1")
     else:
@@ -640,7 +653,7 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
         count,
         _disruption_mode(spec),
         _str(spec.get("parentCompositePodGroupName")) or None,
-        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
         _str(spec.get("priorityClassName")),
         _str(spec.get("preemptionPolicy")) or None,
         _topology_keys(spec),
@@ -672,7 +685,7 @@ for _cls, _count, _tail in ((PodGroup, "min_count", ("uses_resource_claims", "pr
 
 def priority_class_from(obj: dict) -> PriorityClass:
     _, name, _ = _meta(obj, "PriorityClass", False)
-    v = _int(obj.get("value"), f"priorityclass {name}: value")
+    v = _int(obj.get("value"), f"priorityclass {name}: value", None, INT32)
     if v is None:
         raise ObjectError(f"priorityclass {name}: value is required")
     return PriorityClass(
@@ -713,9 +726,26 @@ _CONVERTERS = {
 IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event"}
 
 
+def _check_unique_uids(snap: Snapshot, source: str) -> None:
+    """The engine keys pods by UID (as the scheduler's cache does); two pods sharing one would
+    silently merge. A real cluster never has them, so a file that does is an error."""
+    pods = snap.pods
+    if len({p.uid for p in pods}) == len(pods):
+        return
+    first: dict[str, Pod] = {}
+    for p in pods:
+        other = first.setdefault(p.uid, p)
+        if other is not p:
+            raise ObjectError(
+                f"{source}pods {other.namespace}/{other.name} and {p.namespace}/{p.name} have the same metadata.uid {_short(p.uid)}"
+            )
+
+
 def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
     """Convert raw objects to a Snapshot, then apply priority admission and reference checks."""
     snap = Snapshot(header=header or SnapshotHeader())
+    if not source and header is not None and header.source:
+        source = f"{header.source}: "  # every error names the file (or cluster) it comes from
     seen: dict[tuple[str, str, str], int] = {}
     ignored: dict[str, int] = {}
     dup_warnings: list[str] = []
@@ -737,6 +767,8 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 m = conv(obj)
             except _Nameless as e:
                 raise ObjectError(f"{source}item {idx}: {e}") from None
+            except ObjectError as e:
+                raise ObjectError(f"{source}{e}") from None
             key = (kind, getattr(m, "namespace", ""), m.name)
         else:
             kind = obj.get("kind")
@@ -761,6 +793,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
     if unknown:
         snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")
+    _check_unique_uids(snap, source)
     admit(snap)
     from .references import check_references
 

@@ -154,6 +154,9 @@ def _yaml_loader() -> type:
             _check_expansion(node)
             return super().construct_document(node)
 
+    # Timestamps stay strings, as they do when kubectl reads YAML (YAML -> JSON): an unquoted
+    # `startTime: 2020-01-01T00:00:00Z` must read exactly like the quoted one.
+    BoundedLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
     _LOADER = BoundedLoader
     return _LOADER
 

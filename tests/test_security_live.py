@@ -243,3 +243,50 @@ def test_every_client_in_the_process_is_get_only(server: FakeApiServer, tmp_path
     with pytest.raises(ReadOnlyViolation):
         urllib3.PoolManager(cert_reqs="CERT_NONE").request("POST", server.url + "/api/v1/namespaces")
     assert server.methods() <= {"GET"}
+
+
+# -- 4. live list bounds ----------------------------------------------------------------------------
+
+class _LoopingServer(FakeApiServer):
+    """Answers every node list with the same continue token."""
+
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        body = super().list_body(info, meta, page)
+        if info.plural == "nodes":
+            from fake_apiserver import _encode_token
+
+            body["metadata"]["continue"] = _encode_token({"plural": "nodes", "ns": None, "start": 0, "rv": self.resource_version})
+        return body
+
+
+class _WrongKindServer(FakeApiServer):
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        body = super().list_body(info, meta, page)
+        if info.plural == "pods":
+            body = {"apiVersion": "v1", "kind": "SecretList", "metadata": {},
+                    "items": [{"metadata": {"name": "s"}, "data": {"k": "c2VjcmV0"}}]}
+        return body
+
+
+def test_repeated_continue_token_is_detected(tmp_path: Path) -> None:
+    with _LoopingServer([NODE], token=TOKEN, tls=False) as srv:
+        with pytest.raises(ClusterAccessError, match=r"sent the same continue token twice while listing nodes \(page 2\)"):
+            load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
+        assert len([r for r in srv.requests if r.path == "/api/v1/nodes"]) == 2
+
+
+def test_page_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubectl_wap.snapshot import live
+
+    monkeypatch.setattr(live, "PAGE_LIMIT", 1)
+    monkeypatch.setattr(live, "MAX_PAGES", 2)
+    nodes = [dict(NODE, metadata={"name": f"n{i}"}) for i in range(3)]
+    with FakeApiServer(nodes, token=TOKEN, tls=False) as srv:
+        with pytest.raises(ClusterAccessError, match=r"listing nodes at the cluster scope took more than 2 pages of 1"):
+            load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
+
+
+def test_a_200_that_is_not_the_list_asked_for_is_refused(tmp_path: Path) -> None:
+    with _WrongKindServer([NODE], token=TOKEN, tls=False) as srv:
+        with pytest.raises(ClusterAccessError, match=r"answered GET /api/v1/pods with a SecretList, not a PodList"):
+            load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)

@@ -531,6 +531,8 @@ def snapshot(
                 write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
             header["redacted"] = True
+            # The version stays (behaviour depends on it); the endpoint does not.
+            header["server"] = dict(header.get("server") or {}, url="redacted")
         write_snapshot(out, header, items)
         from .report.escape import printable
 

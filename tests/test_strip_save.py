@@ -170,9 +170,13 @@ def test_other_kinds() -> None:
           "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}, "priorityClassName": "high"},
           "status": {"conditions": [{"type": "PodGroupScheduled", "status": "True"}]}}
     out = strip_object(pg)
-    assert out["spec"] == pg["spec"] and out["status"] == pg["status"] and "annotations" not in out["metadata"]
-    cpg = strip_object({**pg, "kind": "CompositePodGroup", "apiVersion": "scheduling.k8s.io/v1alpha3"})
-    assert cpg["spec"] == pg["spec"]
+    # the allow-list (issue 19): the spec fields the scheduler reads; no status (nothing reads it)
+    assert out["spec"] == pg["spec"] and "status" not in out and "annotations" not in out["metadata"]
+    out = strip_object(dict(pg, spec=dict(pg["spec"], futureField="x", schedulingPolicy={"gang": {"minCount": 4, "new": "y"}})))
+    assert out["spec"] == pg["spec"]
+    cspec = dict(pg["spec"], schedulingPolicy={"gang": {"minGroupCount": 2}})
+    cpg = strip_object({**pg, "kind": "CompositePodGroup", "apiVersion": "scheduling.k8s.io/v1alpha3", "spec": cspec})
+    assert cpg["spec"] == cspec
     ns = strip_object({"apiVersion": "v1", "kind": "Namespace",
                        "metadata": {"name": "a", "labels": {"t": "1"}, "annotations": {"x": "y"}},
                        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})

@@ -175,27 +175,19 @@ def _node(obj: Obj) -> Obj:
     return out
 
 
-def _spec_status(obj: Obj) -> Obj:
-    out = _base(obj)
-    for key in ("spec", "status"):
-        if isinstance(obj.get(key), dict):
-            out[key] = obj[key]
+def _by_schema(obj: Obj) -> Obj:
+    """PodGroups, CompositePodGroups and PDBs: the allow-list of allowlist.py, values unchanged
+    (these were copied whole before: unknown future fields and condition messages went along)."""
+    from .allowlist import keep, project, schema_for
+
+    out = project(schema_for(obj.get("kind")), obj, keep)
+    out["metadata"] = _metadata(obj)
     return out
 
 
 def _priority_class(obj: Obj) -> Obj:
     out = _base(obj)
     out.update(_pick(obj, ("value", "globalDefault", "preemptionPolicy")))
-    return out
-
-
-def _pdb(obj: Obj) -> Obj:
-    out = _base(obj)
-    if isinstance(obj.get("spec"), dict):
-        out["spec"] = obj["spec"]
-    st = _pick(obj.get("status"), ("disruptionsAllowed", "disruptedPods"))
-    if st:
-        out["status"] = st
     return out
 
 
@@ -210,10 +202,10 @@ def _namespace(obj: Obj) -> Obj:
 _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
     "Pod": _pod,
     "Node": _node,
-    "PodGroup": _spec_status,
-    "CompositePodGroup": _spec_status,
+    "PodGroup": _by_schema,
+    "CompositePodGroup": _by_schema,
     "PriorityClass": _priority_class,
-    "PodDisruptionBudget": _pdb,
+    "PodDisruptionBudget": _by_schema,
     "Namespace": _namespace,
 }
 

@@ -155,6 +155,11 @@ def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
     except KeyboardInterrupt:
         _say_error("interrupted")
         raise typer.Exit(130) from None
+    except MemoryError:
+        if debug:
+            _print_traceback()
+        _say_error("out of memory: the input is too large for this machine (see --max-input-size)")
+        raise typer.Exit(2) from None
     except RecursionError:
         if debug:
             _print_traceback()

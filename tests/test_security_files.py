@@ -279,3 +279,16 @@ def test_closed_stdout_is_one_line() -> None:
     r = subprocess.run(f"'{_cli()}' rank --demo -o json >&-", shell=True, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == "error: cannot write the output: stdout is closed", r.stderr
+
+
+def test_row_timestamp_out_of_range_is_one_line(tmp_path: Path) -> None:
+    p = tmp_path / "s.json"
+    write_snapshot(str(p), HEADER, [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a", "uid": "u",
+                                                         "creationTimestamp": "2026-01-01T00:00:00Z"},
+         "spec": {"nodeName": "n"}, "status": {"phase": "Running"}}])
+    p.write_text(p.read_text().replace("1767225600", "-99999999999999999"))
+    r = _run("rank", "--snapshot", str(p))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"error: {p}: pod a/p: creationTimestamp: -99999999999999999 is outside years 1..9999\n"

@@ -531,6 +531,11 @@ def _node_allocatable(raw: Any, name: str) -> dict[str, int]:
     return dict(hit)  # a node's own copy: what-if code may build nodes from it
 
 
+# POSIX seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: what an RFC 3339 time can say
+# (and what the report can format back).
+_TIME_MIN, _TIME_MAX = -62135596800, 253402300799
+
+
 def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     """The Pod for a formatVersion 2 pod row (podrows.py) without building its dicts: what pod_from
     gives for the row's expanded item. `labels` is the row's map, None, or its resolved LabelSet.
@@ -544,12 +549,16 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     # API timestamps arrive as integer seconds: parse_time of their string is exactly that float.
     # The two fields are dispatched inline, not through a helper: this runs for every pod.
     if type(created) is int:
+        if not _TIME_MIN <= created <= _TIME_MAX:
+            raise ObjectError(f"pod {ns}/{name}: creationTimestamp: {created} is outside years 1..9999")
         created = float(created)
     elif created is None or type(created) is str:
         created = parse_time(created)
     else:
         return None
     if type(started) is int:
+        if not _TIME_MIN <= started <= _TIME_MAX:
+            raise ObjectError(f"pod {ns}/{name}: status.startTime: {started} is outside years 1..9999")
         started = float(started)
     elif started is None or type(started) is str:
         started = parse_time(started)

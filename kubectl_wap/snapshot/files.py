@@ -66,7 +66,8 @@ def _read_bytes(path: Path) -> bytes:
     limit = max_input_bytes
     try:
         with open(path, "rb") as f:
-            raw = f.read(limit + 1)
+            # read(n) allocates n bytes up front: ask for what the file holds, not the limit
+            raw = f.read(min(os.fstat(f.fileno()).st_size, limit) + 1)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -81,7 +82,9 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
-    """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk)."""
+    """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk).
+    The bytearray is returned as it is (every reader takes bytes-like input): a copy would double
+    the peak memory of a large file."""
     out = bytearray()
     data = raw
     try:
@@ -102,7 +105,7 @@ def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
                 raise OSError("trailing garbage after the gzip data")
     except (OSError, EOFError, zlib.error) as e:
         raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
-    return bytes(out)
+    return out  # type: ignore[return-value]
 
 
 def _decode(path: Path, raw: bytes) -> str:
@@ -388,7 +391,11 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                     else:
                         continue
                 if decode is not None:
-                    obj = decode(obj, n)
+                    try:
+                        obj = decode(obj, n)
+                    except UserError as e:
+                        msg = str(e)
+                        raise UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
                 n += 1
                 if obj is not None:
                     yield obj

@@ -77,7 +77,7 @@ def load_document(path: str) -> Any:
         if not os.path.isfile(path):
             raise ClusterAccessError(f"kubeconfig {path}: not a regular file")
         with open(path, "rb") as f:
-            raw = f.read(MAX_KUBECONFIG_BYTES + 1)
+            raw = f.read(min(os.fstat(f.fileno()).st_size, MAX_KUBECONFIG_BYTES) + 1)
     except OSError as e:
         raise ClusterAccessError(f"kubeconfig {path}: cannot read: {e.strerror or e}") from None
     if len(raw) > MAX_KUBECONFIG_BYTES:

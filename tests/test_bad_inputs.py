@@ -102,6 +102,9 @@ CASES: dict[str, tuple[str, str]] = {
     "duplicate-uids.yaml": (ERR, "duplicate-uids.yaml: pods default/p and default/q have the same metadata.uid 'same'"),
     "fractional-min-count.yaml": (ERR, "podgroup default/x: spec.schedulingPolicy.gang.minCount: expected an integer, got 1.9"),
     "zero-bytes.json": (ERR, "zero-bytes.json: empty file"),
+    "json-5000-digit-number.json": (ERR, "json-5000-digit-number.json: invalid JSON: Exceeds the limit (4300 digits)"),
+    "yaml-5000-digit-number.yaml": (ERR, "yaml-5000-digit-number.yaml: invalid YAML: Exceeds the limit (4300 digits)"),
+    "format-version-5000-digits.json": (ERR, "formatVersion must be an integer, got '9999"),
     # a Gt value beyond int64 does not parse: the term matches no node (no crash on 5000 digits)
     "gt-5000-digits.yaml": (OK, "Unschedulable"),
     "billion-laughs.yaml": (ERR, "billion-laughs.yaml: YAML aliases expand the document beyond 100,000 extra nodes"),

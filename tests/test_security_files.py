@@ -292,3 +292,17 @@ def test_row_timestamp_out_of_range_is_one_line(tmp_path: Path) -> None:
     r = _run("rank", "--snapshot", str(p))
     assert r.returncode == 2, r.stderr
     assert r.stderr == f"error: {p}: pod a/p: creationTimestamp: -99999999999999999 is outside years 1..9999\n"
+
+
+def test_cache_keys_keep_nan_and_null_apart(tmp_path: Path) -> None:
+    # Stanzas are cached by their JSON bytes (no repr); orjson writes NaN as null, so a NaN weight
+    # (an error) must not borrow the entry of a null weight (0).
+    def pod(name: str, weight: object) -> dict:
+        term = {"weight": weight, "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}}
+        return {"kind": "Pod", "metadata": {"name": name, "namespace": "d", "uid": name},
+                "spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}}}
+
+    from kubectl_wap.snapshot.convert import build_snapshot
+
+    with pytest.raises(UserError, match="pod d/b: spec.affinity: weight: expected an integer, got nan"):
+        build_snapshot([pod("a", None), pod("b", float("nan"))])

@@ -137,6 +137,8 @@ def _documents(path: Path, raw: bytes) -> list[Any]:
         except UnicodeDecodeError:
             _decode(path, raw)
             raise
+        except ValueError as e:  # a number of more than 4300 digits (int_max_str_digits)
+            raise UserError(f"{path}: invalid JSON: {str(e).split(';')[0]}") from None
     text = _decode(path, raw)
     return safe_yaml(text, str(path), UserError, many=True)
 
@@ -215,6 +217,8 @@ def safe_yaml(text: str, what: str, error: type[Exception] = UserError, many: bo
         raise error(f"{what}: {e}") from None
     except RecursionError:
         raise error(f"{what}: invalid YAML: nested too deeply") from None
+    except ValueError as e:  # the int constructor on a number of more than 4300 digits
+        raise error(f"{what}: invalid YAML: {str(e).split(';')[0]}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -260,7 +264,8 @@ def _fill_header(header: SnapshotHeader, h: Any) -> None:
             raise ValueError
         header.format_version = int(fv or 1)
     except ValueError:
-        raise UserError(f"snapshot header: formatVersion must be an integer, got {fv!r}") from None
+        shown = repr(fv) if len(repr(fv)) <= 40 else repr(fv)[:37] + "..."
+        raise UserError(f"snapshot header: formatVersion must be an integer, got {shown}") from None
     header.captured_at = str(h.get("capturedAt", ""))
     server = h.get("server") if isinstance(h.get("server"), dict) else {}
     header.server_url = str(server.get("url", ""))

@@ -111,3 +111,24 @@ def test_redacted_live_snapshot_header_has_no_url(tmp_path: Path) -> None:
         header = json.loads(first[first.index('"header":') + 9: first.index(',"items":[')])
         assert header["server"] == {"url": "redacted", "version": srv.version}
         assert "127.0.0.1" not in gzip.decompress(out.read_bytes()).decode()
+
+
+def test_plain_snapshot_files_reduce_nested_pod_stanzas(tmp_path: Path) -> None:
+    from kubectl_wap.snapshot.files import load_items
+    from kubectl_wap.snapshot.save import write_snapshot
+
+    from kubectl_wap.snapshot.allowlist import POD
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a", "uid": "u"},
+           "spec": {f: _seed(POD["spec"][f]) for f in ("affinity", "tolerations", "topologySpreadConstraints",
+                                                         "schedulingGroup", "resources", "overhead")}}
+    pod["spec"]["nodeName"] = "n"
+    path = tmp_path / "s.json"
+    write_snapshot(str(path), {"formatVersion": 2}, [strip_object(pod)])
+    back = load_items(path)[1][0]
+    kept = json.dumps(back)
+    # unknown keys at every level are gone; the allow-listed leaves are kept as they were
+    assert pod["spec"]["tolerations"][0]["key"] in kept
+    for part in (pod["spec"]["tolerations"][0], pod["spec"]["affinity"]["nodeAffinity"], pod["spec"]["schedulingGroup"]):
+        unknown = [k for k in part if k.startswith("zqLEAK")]  # seeded unknown fields (dict schemas)
+        assert unknown and not any(k in kept for k in unknown)

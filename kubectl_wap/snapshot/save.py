@@ -52,6 +52,9 @@ def write_snapshot(path: str, header: dict, items: Iterable[dict]) -> None:
     """Write header and items to `path` (gzip when it ends in .gz; "-" means stdout). Items are
     the stripped (and possibly redacted) objects; pod specs are deduplicated on the way out, and
     the reader gives back exactly these items."""
+    from .strip import for_sharing
+
+    items = (for_sharing(o) for o in items)  # nested pod stanzas to the allow-list as well
     if path == "-":
         _write_body(sys.stdout, header, items)
         sys.stdout.flush()

@@ -34,6 +34,7 @@ class M:
 
 
 DROP = object()
+_NO_MEMO_HERE: dict = {}  # marks the call that fills a memo entry (no nested memo lookups)
 Leaf = Callable[[Any, Any], Any]  # (leaf kind or enum set, value) -> kept value or DROP
 
 PREEMPTION_POLICY = frozenset({"PreemptLowerPriority", "Never"})
@@ -150,31 +151,51 @@ def schema_for(kind: Any) -> dict:
     return SCHEMAS.get(kind, OTHER) if isinstance(kind, str) else OTHER
 
 
-def project(schema: Any, v: Any, leaf: Leaf) -> Any:
-    """`v` reduced to `schema`, each leaf passed through `leaf`; DROP when nothing is kept."""
+# Stanzas replicas share (a 150k-pod cluster has a few hundred distinct ones): with a memo,
+# each distinct value is projected once per leaf function and the result shared.
+_MEMO_SCHEMAS = frozenset(id(x) for x in (
+    POD["spec"]["affinity"], POD["spec"]["tolerations"], POD["spec"]["topologySpreadConstraints"],
+    POD["spec"]["containers"], POD["spec"]["nodeSelector"], POD["spec"]["overhead"], POD["spec"]["resources"],
+    LABELS,
+))
+
+
+def project(schema: Any, v: Any, leaf: Leaf, memo: dict | None = None) -> Any:
+    """`v` reduced to `schema`, each leaf passed through `leaf`; DROP when nothing is kept.
+    `memo` (one per leaf function) shares the projection of repeated stanzas."""
     if v is None:
         return DROP
+    if memo is _NO_MEMO_HERE:
+        memo = None  # filling a memo entry: the stanza's insides are projected directly
+    elif memo is not None and id(schema) in _MEMO_SCHEMAS:
+        key = value_key(v)
+        if key is not None:
+            mkey = (id(schema), key)
+            hit = memo.get(mkey)
+            if hit is None:
+                hit = memo[mkey] = project(schema, v, leaf, _NO_MEMO_HERE)
+            return hit
     if isinstance(schema, dict):
         if not isinstance(v, dict):
             return DROP
         out = {}
         for k, sub in schema.items():
             if k in v:
-                r = project(sub, v[k], leaf)
+                r = project(sub, v[k], leaf, memo)
                 if r is not DROP:
                     out[k] = r
         return out
     if isinstance(schema, L):
         if not isinstance(v, list):
             return DROP
-        return [r for r in (project(schema.item, x, leaf) for x in v) if r is not DROP]
+        return [r for r in (project(schema.item, x, leaf, memo) for x in v) if r is not DROP]
     if isinstance(schema, M):
         if not isinstance(v, dict):
             return DROP
         out = {}
         for k, x in v.items():
             kk = leaf(schema.key, k)
-            r = project(schema.value, x, leaf)
+            r = project(schema.value, x, leaf, memo)
             if kk is not DROP and r is not DROP:
                 out[kk] = r
         return out

@@ -75,6 +75,7 @@ class Redactor:
     def __init__(self, key: bytes | None = None, order: list[str] | None = None) -> None:
         self.key = key if key is not None else os.urandom(32)
         self._memo: dict[str, str] = {}
+        self._stanzas: dict = {}  # projected stanzas replicas share (allowlist.project's memo)
         self.collect: set[str] | None = None
         self._rank: dict[str, int] | None = None
         self._width = 0
@@ -124,7 +125,7 @@ class Redactor:
         """`obj` stripped, then reduced to its kind's allow-list (allowlist.py) with every kept
         string hashed unless it is an enum value, a resource name, a quantity or a timestamp."""
         stripped = strip_object(obj)
-        out = project(schema_for(stripped.get("kind")), stripped, self._leaf)
+        out = project(schema_for(stripped.get("kind")), stripped, self._leaf, self._stanzas)
         return out if out is not DROP else {}
 
 

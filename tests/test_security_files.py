@@ -306,3 +306,21 @@ def test_cache_keys_keep_nan_and_null_apart(tmp_path: Path) -> None:
 
     with pytest.raises(UserError, match="pod d/b: spec.affinity: weight: expected an integer, got nan"):
         build_snapshot([pod("a", None), pod("b", float("nan"))])
+
+
+def test_full_disk_is_one_line() -> None:
+    # /dev/full: a device, written in place; every write fails with ENOSPC.
+    with pytest.raises(UserError, match=r"^/dev/full: cannot write: no space left on the device$"):
+        write_snapshot("/dev/full", HEADER, ITEMS)
+
+
+def test_read_only_file_system_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def erofs(*_a: object, **_k: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(save.os, "replace", erofs)
+    with pytest.raises(UserError, match=r"s.json: cannot write: read-only file system$"):
+        write_snapshot(str(tmp_path / "s.json"), HEADER, ITEMS)
+    assert list(tmp_path.iterdir()) == []  # the temporary file is gone too

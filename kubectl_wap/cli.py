@@ -523,8 +523,15 @@ def snapshot(
 
             key = None
             if redact_key_file:
+                from pathlib import Path
+
+                from .snapshot.files import check_regular
+
+                key_path = Path(os.path.expanduser(redact_key_file))
+                check_regular(key_path)  # /dev/zero or a FIFO would never end
                 try:
-                    key = open(os.path.expanduser(redact_key_file), "rb").read().strip()
+                    with open(key_path, "rb") as f:
+                        key = f.read(4096).strip()
                 except OSError as e:
                     raise UserError(f"{redact_key_file}: cannot read the redaction key: {e.strerror or e}") from None
                 if len(key) < 16:

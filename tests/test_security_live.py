@@ -290,3 +290,10 @@ def test_a_200_that_is_not_the_list_asked_for_is_refused(tmp_path: Path) -> None
     with _WrongKindServer([NODE], token=TOKEN, tls=False) as srv:
         with pytest.raises(ClusterAccessError, match=r"answered GET /api/v1/pods with a SecretList, not a PodList"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
+
+
+def test_redact_key_file_must_be_a_regular_file(server: FakeApiServer, tmp_path: Path) -> None:
+    kc = server.write_kubeconfig(tmp_path / "kc")
+    r = _run("snapshot", "-o", str(tmp_path / "s.json"), "--redact", "--redact-key-file", "/dev/zero",
+             "--kubeconfig", str(kc), timeout=30)
+    assert r.returncode == 2 and "/dev/zero: is a device; give a regular file" in r.stderr, r.stderr

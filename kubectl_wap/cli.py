@@ -5,6 +5,7 @@ kubectl passes no global flags to plugins, so every command accepts the kubectl-
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import os
@@ -17,7 +18,7 @@ import typer
 
 from . import __version__
 from .cliopts import Hypothetical, Source, options
-from .errors import UserError
+from .errors import UserError, scrub
 from .pipes import QuietPipe
 
 def _examples(*blocks: str) -> str:
@@ -74,6 +75,9 @@ ContextOpt = _field(Source, "context")
 NamespaceOpt = _field(Source, "namespace")
 GatesOpt = _field(Source, "feature_gates")
 TimeoutOpt = _field(Source, "request_timeout")
+
+
+MaxInputOpt = _field(Source, "max_input_size")
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
 ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
 NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers; columns have fixed widths (stable across runs).")]
@@ -94,17 +98,23 @@ def _output_opt(formats: tuple[str, ...]) -> Any:
     return Annotated[str, typer.Option("--output", "-o", help=f"Output format: {shown}.")]
 
 
+# A hypothetical group is simulated pod by pod: 100k pods take minutes and gigabytes; 2e9 would
+# exhaust memory before saying anything.
+MAX_REPLICAS = 100_000
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
 VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "NotEligible": 12, "Invalid": 13}
 
 
 def _console(color: Color, stderr: bool = False):
     from rich.console import Console
 
+    # markup=False: text from the input is never read as Rich markup (`a[/x]` in a name).
     if color == Color.never or (color == Color.auto and os.environ.get("NO_COLOR")):
-        return Console(stderr=stderr, no_color=True, highlight=False, color_system=None, width=_width())
+        return Console(stderr=stderr, no_color=True, highlight=False, color_system=None, width=_width(), markup=False)
     if color == Color.always:
-        return Console(stderr=stderr, force_terminal=True, highlight=False, width=_width())
-    return Console(stderr=stderr, highlight=False, width=_width())
+        return Console(stderr=stderr, force_terminal=True, highlight=False, width=_width(), markup=False)
+    return Console(stderr=stderr, highlight=False, width=_width(), markup=False)
 
 
 def _width() -> int | None:
@@ -115,6 +125,24 @@ def _width() -> int | None:
         return 10_000
 
 
+def _say_error(text: str) -> None:
+    """One line on stderr: credentials scrubbed, control characters escaped (issue 19)."""
+    from .report.escape import printable
+
+    try:
+        typer.echo(f"error: {printable(scrub(text))}", err=True)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # stderr is gone too: the exit code is all that is left to say it
+
+
+def _print_traceback() -> None:
+    """--debug: the traceback, with credentials scrubbed like every other line we print."""
+    try:
+        sys.stderr.write(scrub(traceback.format_exc()))
+    except (OSError, ValueError):
+        pass
+
+
 def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
     """User errors end as one line on stderr and exit 2; anything else as one line and exit 1."""
     try:
@@ -123,17 +151,65 @@ def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
         raise
     except UserError as e:
         if debug:
-            traceback.print_exc()
-        typer.echo(f"error: {e}", err=True)
+            _print_traceback()
+        _say_error(str(e))
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo("error: interrupted", err=True)
+        _say_error("interrupted")
         raise typer.Exit(130) from None
+    except MemoryError:
+        if debug:
+            _print_traceback()
+        _say_error("out of memory: the input is too large for this machine (see --max-input-size)")
+        raise typer.Exit(2) from None
+    except RecursionError:
+        if debug:
+            _print_traceback()
+        _say_error("the input is nested too deeply to analyze")
+        raise typer.Exit(2) from None
+    except _ClosedStdout:
+        _say_error("cannot write the output: stdout is closed")
+        raise typer.Exit(2) from None
+    except OSError as e:
+        if e.errno == errno.EPIPE:  # the reader went away (`| head`): stop quietly, like kubectl
+            _quiet_stdout()
+            raise typer.Exit(141) from None
+        if debug:
+            _print_traceback()
+        _say_error(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}")
+        raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
         if debug:
-            traceback.print_exc()
-        typer.echo(f"error: {type(e).__name__}: {e} (run with --debug for details)", err=True)
+            _print_traceback()
+        _say_error(f"{type(e).__name__}: {e} (run with --debug for details)")
         raise typer.Exit(1) from None
+
+
+class _ClosedStdout(Exception):
+    """Writing to a stdout that was closed (`kubectl wap ... >&-`)."""
+
+
+class _ClosedStream:
+    """Stands in for sys.stdout when the process started with it closed (Python sets it to None)."""
+
+    def write(self, _text: str) -> int:
+        raise _ClosedStdout()
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _quiet_stdout() -> None:
+    """After EPIPE (`| head`): point stdout at /dev/null so the interpreter's final flush does
+    not print a second error (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _default_namespace(src: Source) -> str:
@@ -207,8 +283,10 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
         raise UserError(f"{', '.join(given)} describe a flags-only hypothetical group; with -f, put them in the file (only --replicas applies)")
     if not hyp.file and hyp.replicas is None and given:
         raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to hypothetical work: add --replicas N (whatif podgroup NEW --replicas N ...) or use -f FILE")
-    if hyp.replicas is not None and hyp.replicas < 1:
-        raise UserError("--replicas must be at least 1")
+    if hyp.replicas is not None and not 1 <= hyp.replicas <= MAX_REPLICAS:
+        raise UserError(f"--replicas must be between 1 and {MAX_REPLICAS:,}")
+    if hyp.min_count is not None and not 1 <= hyp.min_count <= MAX_REPLICAS:
+        raise UserError(f"--min-count must be between 1 and {MAX_REPLICAS:,}")
     if hyp.preemption_policy is not None and hyp.preemption_policy not in ("PreemptLowerPriority", "Never"):
         raise UserError(f"invalid --preemption-policy {hyp.preemption_policy!r}: want PreemptLowerPriority or Never")
     if hyp.min_count is not None and hyp.replicas is not None and hyp.min_count > hyp.replicas:
@@ -365,12 +443,16 @@ def whatif(
         else:
             from .report.tables import render_whatif
 
+            from .report.escape import printable_doc
+
             console, err = _console(color), _console(color, stderr=True)
-            render_whatif(shown, console, wide=fmt == "wide", no_headers=no_headers, err=err)
+            from .report.escape import printable_doc
+
+            render_whatif(printable_doc(shown), console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=err)
+                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
         return doc
 
     doc = _guard(debug, run)
@@ -405,7 +487,9 @@ def explain(
         else:
             from .report.tables import render_explain
 
-            render_explain(doc, _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
+            from .report.escape import printable_doc
+
+            render_explain(printable_doc(doc), _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
         return doc
 
     doc = _guard(debug, run)
@@ -453,6 +537,8 @@ def rank(
         if limit is not None and limit < 1:
             raise UserError("--limit must be at least 1")
         gates = parse_gates(src.feature_gates)
+        if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
+            raise UserError(f"--priority must be a 32-bit integer (PriorityClass values are int32), got {priority}")
         # -n selects the listed namespace, except with --for, where it is the preemptor's.
         shown_ns = None if all_namespaces or for_ else src.namespace
         helps = None
@@ -482,7 +568,9 @@ def rank(
         else:
             from .report.tables import render_rank
 
-            render_rank(doc, _console(color), wide=fmt == "wide", no_headers=no_headers)
+            from .report.escape import printable_doc
+
+            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers)
 
     _guard(debug, run)
 
@@ -557,6 +645,7 @@ def snapshot(
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
     from_snapshot: SnapshotOpt = None,
+    max_input_size: MaxInputOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -571,13 +660,17 @@ def snapshot(
     into a snapshot to analyze later or share (stripped: no env values, commands, annotations)."""
 
     def run() -> None:
-        from .snapshot.save import dump_snapshot, write_snapshot
+        from .snapshot.save import check_target, dump_snapshot, write_snapshot
 
         if output is not None and output not in SNAPSHOT_FORMATS:
             hint = f"; to write a file use --output-file {output}" if ("." in output or "/" in output or output == "-") else ""
             raise UserError(f"-o is a format: json or yaml (got {output!r}){hint}")
         if output and output_file:
             raise UserError("-o prints to stdout and --output-file writes a file: give one of them")
+        if output_file:
+            check_target(output_file)
+        if redact_map:
+            check_target(redact_map)
         if (redact_key_file or redact_map) and not redact:
             raise UserError("--redact-key-file and --redact-map need --redact")
         console = _console(color, stderr=True)
@@ -599,28 +692,39 @@ def snapshot(
 
             key = None
             if redact_key_file:
+                from pathlib import Path
+
+                from .snapshot.files import check_regular
+
+                key_path = Path(os.path.expanduser(redact_key_file))
+                check_regular(key_path)  # /dev/zero or a FIFO would never end
                 try:
-                    key = open(os.path.expanduser(redact_key_file), "rb").read().strip()
+                    with open(key_path, "rb") as f:
+                        key = f.read(4096).strip()
                 except OSError as e:
                     raise UserError(f"{redact_key_file}: cannot read the redaction key: {e.strerror or e}") from None
                 if len(key) < 16:
                     raise UserError(f"{redact_key_file}: the redaction key must be at least 16 bytes")
             r = redactor_for(items, key)
             if redact_map:
-                mapping = _pending_name_map(items, r.h)
-                with open(os.path.expanduser(redact_map), "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
-                    json.dump(mapping, f, indent=2)
+                from .snapshot.save import write_private_text
+
+                write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
             header["redacted"] = True
+            # The version stays (behaviour depends on it); the endpoint does not.
+            header["server"] = dict(header.get("server") or {}, url="redacted")
         if output_file:
             write_snapshot(output_file, header, items)
         else:
             dump_snapshot(sys.stdout, header, items, output or "json")
+        from .report.escape import printable
+
         for w in header.get("warnings", []):
-            console.print(f"Warning: {w}", highlight=False)
+            console.print(f"Warning: {printable(str(w))}", highlight=False)
         if output_file:
             counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
-            console.print(f"wrote {output_file}: {counts}", highlight=False)
+            console.print(f"wrote {printable(output_file)}: {counts}", highlight=False)
 
     _guard(debug, run)
 
@@ -696,6 +800,8 @@ def main() -> None:
     # garbage collection would rescan all of it again and again while reports are built, for
     # nothing to free. Memory is returned when the process exits.
     gc.disable()
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()  # type: ignore[assignment]
     if not isinstance(sys.stdout, QuietPipe):
         sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]
     try:
@@ -711,14 +817,14 @@ def main() -> None:
             typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
             sys.exit(0)
         if isinstance(e, exc.UsageError):
-            typer.echo(f"error: {e.format_message()}", err=True)
+            _say_error(e.format_message())
             sys.exit(2)
         if isinstance(e, getattr(exc, "Abort", ())) or type(e).__name__ == "Abort":
             sys.exit(130)
         if isinstance(e, exc.ClickException):
-            typer.echo(f"error: {e.format_message()}", err=True)
+            _say_error(e.format_message())
             sys.exit(e.exit_code)
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        _say_error(f"{type(e).__name__}: {e}")
         sys.exit(1)
 
 

@@ -20,8 +20,26 @@ import typer
 from .errors import UserError
 
 
-def _opt(*names: str, help: str) -> Any:
-    return typer.Option(*names, help=help)
+def _opt(*names: str, help: str, callback: Callable[..., Any] | None = None) -> Any:
+    return typer.Option(*names, help=help, callback=callback)
+
+
+def _set_max_input(value: Optional[str]) -> Optional[str]:
+    """--max-input-size: applies to every file the command reads (snapshot, -f, node templates)."""
+    if value is None:
+        return value
+    from .quantity import QuantityError, parse_quantity
+    from .snapshot.files import set_max_input_size
+
+    try:
+        n = parse_quantity(value)
+    except QuantityError:
+        raise typer.BadParameter(f"want a size such as 4Gi, 500M or 1000000, got {value!r}") from None
+    if n < 1 or n != int(n):
+        raise typer.BadParameter(f"want a whole number of bytes of at least 1, got {value!r}")
+    set_max_input_size(int(n))
+    return value
+
 
 
 @dataclass(slots=True)
@@ -35,6 +53,7 @@ class Source:
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
     feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
     request_timeout: Annotated[float, _opt("--request-timeout", help="Seconds to wait for each API request.")] = 30.0
+    max_input_size: Annotated[Optional[str], _opt("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
 
     def check(self) -> None:
         """kubectl refuses flags that cannot apply; so do we (rather than ignore them)."""

@@ -47,10 +47,9 @@ CASES: dict[str, tuple[str, str]] = {
     "list-of-nulls.json": (ERR, "item 0: expected an object"),
     "no-manifests": (ERR, "directory holds no .json/.yaml/.yml(.gz) files"),
     # -- empty input: nothing to analyze --------------------------------------------------------
-    # (issue 16: one line naming the resource to add, not a verdict over zero nodes)
-    "empty.yaml": (ERR, "the snapshot holds no Nodes: add `nodes`"),
-    "empty.json.gz": (ERR, "the snapshot holds no Nodes: add `nodes`"),
-    "whitespace-only.yaml": (ERR, "the snapshot holds no Nodes: add `nodes`"),
+    "empty.yaml": (ERR, "empty.yaml: empty file"),
+    "empty.json.gz": (ERR, "empty.json.gz: empty file"),
+    "whitespace-only.yaml": (ERR, "whitespace-only.yaml: holds no Kubernetes objects"),
     "missing-podgroup.yaml": (ERR, NOT_FOUND),
     # -- our snapshot envelope ------------------------------------------------------------------
     "wrong-snapshot-version.json": (ERR, "unsupported snapshot apiVersion 'kubectl-wap/v9'"),
@@ -93,7 +92,22 @@ CASES: dict[str, tuple[str, str]] = {
     # -- junk where structure belongs -----------------------------------------------------------
     "junk-field-types.json": (OK, "NoPreemptionNeeded"),
     "bad-selectors.yaml": (OK, "NoPreemptionNeeded"),
-    "billion-laughs.yaml": (OK, "NoPreemptionNeeded"),
+    # -- issue 19: bounds the API server enforces, one line naming file, object and field --------
+    "negative-max-skew.yaml": (ERR, "negative-max-skew.yaml: pod default/s: maxSkew: integer out of range [1, 2147483647]: -1"),
+    "negative-host-port.yaml": (ERR, "pod default/h: hostPort: integer out of range [0, 65535]: -80"),
+    "huge-host-port.yaml": (ERR, "pod default/h: hostPort: integer out of range [0, 65535]"),
+    "priority-2-63.yaml": (ERR, "pod default/p: spec.priority: integer out of range [-2147483648, 2147483647]"),
+    "priority-beyond-int32.yaml": (ERR, "priorityclass big: value: integer out of range [-2147483648, 2147483647]: 2147483648"),
+    "huge-weight.yaml": (ERR, "pod default/w: spec.affinity: weight: integer out of range"),
+    "duplicate-uids.yaml": (ERR, "duplicate-uids.yaml: pods default/p and default/q have the same metadata.uid 'same'"),
+    "fractional-min-count.yaml": (ERR, "podgroup default/x: spec.schedulingPolicy.gang.minCount: expected an integer, got 1.9"),
+    "zero-bytes.json": (ERR, "zero-bytes.json: empty file"),
+    "json-5000-digit-number.json": (ERR, "json-5000-digit-number.json: invalid JSON: Exceeds the limit (4300 digits)"),
+    "yaml-5000-digit-number.yaml": (ERR, "yaml-5000-digit-number.yaml: invalid YAML: Exceeds the limit (4300 digits)"),
+    "format-version-5000-digits.json": (ERR, "formatVersion must be an integer, got '9999"),
+    # a Gt value beyond int64 does not parse: the term matches no node (no crash on 5000 digits)
+    "gt-5000-digits.yaml": (OK, "Unschedulable"),
+    "billion-laughs.yaml": (ERR, "billion-laughs.yaml: YAML aliases expand the document beyond 100,000 extra nodes"),
 }
 
 # Known engine bugs outside the loader (reported to the lead): strict, so a fix shows up as XPASS.

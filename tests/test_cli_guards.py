@@ -21,7 +21,7 @@ def invoke(*args: str):
     "args, text",
     [
         (["whatif", "podgroup", "job-1", "-n", "ml", "--priority-class", "low-priority", "--demo"], "--priority-class applies only to hypothetical work"),
-        (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "0", "--demo"], "--replicas must be at least 1"),
+        (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "0", "--demo"], "--replicas must be between 1 and 100,000"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--min-count", "5", "--demo"], "could never be satisfied"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--preemption-policy", "sometimes", "--demo"], "invalid --preemption-policy"),
     ],

@@ -197,6 +197,8 @@ def test_plain_pods_are_rows_and_others_objects(tmp_path: Path) -> None:
     items = [plain, pending, *others]
     for i, o in enumerate(items):
         o["metadata"] = dict(o["metadata"], name=f"p{i}")
+        if i > 1:
+            o["metadata"]["uid"] = f"u{i}"  # pods sharing a UID are an error (issue 19)
     path = tmp_path / "s.json"
     write_snapshot(str(path), HEADER, copy.deepcopy(items))
     body = _lines(path)[1:]  # line 0: header + template

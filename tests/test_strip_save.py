@@ -170,9 +170,13 @@ def test_other_kinds() -> None:
           "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}, "priorityClassName": "high"},
           "status": {"conditions": [{"type": "PodGroupScheduled", "status": "True"}]}}
     out = strip_object(pg)
-    assert out["spec"] == pg["spec"] and out["status"] == pg["status"] and "annotations" not in out["metadata"]
-    cpg = strip_object({**pg, "kind": "CompositePodGroup", "apiVersion": "scheduling.k8s.io/v1alpha3"})
-    assert cpg["spec"] == pg["spec"]
+    # the allow-list (issue 19): the spec fields the scheduler reads; no status (nothing reads it)
+    assert out["spec"] == pg["spec"] and "status" not in out and "annotations" not in out["metadata"]
+    out = strip_object(dict(pg, spec=dict(pg["spec"], futureField="x", schedulingPolicy={"gang": {"minCount": 4, "new": "y"}})))
+    assert out["spec"] == pg["spec"]
+    cspec = dict(pg["spec"], schedulingPolicy={"gang": {"minGroupCount": 2}})
+    cpg = strip_object({**pg, "kind": "CompositePodGroup", "apiVersion": "scheduling.k8s.io/v1alpha3", "spec": cspec})
+    assert cpg["spec"] == cspec
     ns = strip_object({"apiVersion": "v1", "kind": "Namespace",
                        "metadata": {"name": "a", "labels": {"t": "1"}, "annotations": {"x": "y"}},
                        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
@@ -261,16 +265,19 @@ def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["snap.json"]
 
 
-def test_file_mode_follows_umask(tmp_path: Path) -> None:
+def test_new_file_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    # A snapshot holds cluster data: created 0600 (README, "Security"), not 0644 by umask.
     old = os.umask(0o022)
     try:
         path = tmp_path / "m.json"
         write_snapshot(str(path), HEADER, ITEMS)
     finally:
         os.umask(old)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-def test_missing_directory_is_an_oserror(tmp_path: Path) -> None:
-    with pytest.raises(OSError):
+def test_missing_directory_is_a_one_line_user_error(tmp_path: Path) -> None:
+    from kubectl_wap.errors import UserError
+
+    with pytest.raises(UserError, match=r"s.json: cannot write: directory .*/no does not exist"):
         write_snapshot(str(tmp_path / "no" / "s.json"), HEADER, ITEMS)

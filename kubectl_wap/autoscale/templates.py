@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from ..errors import UserError
 from ..model import Node, Snapshot, Taint
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
@@ -74,7 +72,10 @@ def _amount(res: str, q: Any, where: str) -> int:
         raise UserError(f"{where}: invalid quantity for {res}: {e}") from None
     if v < 0:
         raise UserError(f"{where}: {res} must be >= 0, got {q!r}")
-    return scheduler_amount(res, v)
+    amount = scheduler_amount(res, v)
+    if amount > 2**63 - 1:  # upstream keeps these in int64; `cpu: 1e1000` would make a node of any size
+        raise UserError(f"{where}: {res}: value out of range (the scheduler's int64 {'milli-units' if res == 'cpu' else 'units'} overflow)")
+    return amount
 
 
 def _str_map(v: Any, where: str) -> dict[str, str]:
@@ -127,19 +128,13 @@ def _template_from(i: int, raw: Any, path: str) -> Template:
 
 
 def load_templates(path: str) -> list[Template]:
-    p = Path(path)
+    from ..snapshot.files import read_text, safe_yaml
+
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"cannot read node templates {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"cannot read node templates {path}: not UTF-8 text") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" (line {mark.line + 1})" if mark is not None else ""
-        raise UserError(f"{path}: invalid YAML{at}") from None
+        text = read_text(Path(path))
+    except UserError as e:
+        raise UserError(f"cannot read node templates {e}") from None
+    doc = safe_yaml(text, path)
     if isinstance(doc, list):
         items = doc
     elif isinstance(doc, dict) and isinstance(doc.get("templates"), list):

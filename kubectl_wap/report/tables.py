@@ -42,7 +42,7 @@ def say(console: Console, text: str, style: str = "", lead: str = "", indent: st
     lines = [text] if width is None else layout.fold_words(text, width, indent)
     for i, ln in enumerate(lines):
         if i == 0 and lead and style and ln.startswith(lead):
-            console.print(f"[{style}]{escape(lead)}[/]{escape(ln[len(lead):])}", highlight=False, soft_wrap=True)
+            console.print(f"[{style}]{escape(lead)}[/]{escape(ln[len(lead):])}", highlight=False, soft_wrap=True, markup=True)
         else:
             console.print(escape(ln), highlight=False, soft_wrap=True, markup=True)
 

@@ -41,6 +41,7 @@ from ..model import (
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
+from .allowlist import value_key as _value_key
 from .podrows import LabelSet
 from .spectemplates import SpecTemplate, TemplatedSpec
 
@@ -129,17 +130,28 @@ def parse_time(v: Any) -> float | None:
         return None
 
 
-def _int(v: Any, what: str, default: int | None = None) -> int | None:
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _int(v: Any, what: str, default: int | None = None, bounds: tuple[int, int] = INT64) -> int | None:
+    """An integer field as the API server would accept it: a whole number (1.9 is refused, not
+    truncated), within the field's Go type (int64 unless `bounds` says int32 or narrower)."""
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
+    if isinstance(v, float) and v.is_integer() is False:
+        raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
+    if isinstance(v, str) and len(v) > 40:  # int() of a 5000-digit string is slow and then refused
+        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
     try:
         i = int(v)
     except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
         raise ObjectError(f"{what}: expected an integer, got {_short(v)}") from None
-    if abs(i) > 2**63:
-        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
+    lo, hi = bounds
+    if not lo <= i <= hi:
+        raise ObjectError(f"{what}: integer out of range [{lo}, {hi}]: {_short(v)}")
     return i
 
 
@@ -190,12 +202,12 @@ def _pod_term(v: Any) -> PodAffinityTerm:
     )
 
 
-def _weighted(v: Any) -> WeightedPodAffinityTerm:
+def _weighted(v: Any, what: str = "") -> WeightedPodAffinityTerm:
     d = _d(v)
-    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), "weight", 0) or 0, term=_pod_term(d.get("podAffinityTerm")))
+    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), f"{what}weight", 0, INT32) or 0, term=_pod_term(d.get("podAffinityTerm")))
 
 
-def _affinity(v: Any) -> Affinity | None:
+def _affinity(v: Any, what: str = "") -> Affinity | None:
     if not isinstance(v, dict) or not v:
         return None
     na, pa, paa = _d(v.get("nodeAffinity")), _d(v.get("podAffinity")), _d(v.get("podAntiAffinity"))
@@ -206,13 +218,13 @@ def _affinity(v: Any) -> Affinity | None:
     return Affinity(
         node_required=node_required,
         node_preferred=tuple(
-            PreferredNodeTerm(weight=_int(_d(t).get("weight"), "weight", 0) or 0, preference=_node_term(_d(t).get("preference")))
+            PreferredNodeTerm(weight=_int(_d(t).get("weight"), f"{what}weight", 0, INT32) or 0, preference=_node_term(_d(t).get("preference")))
             for t in _l(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
         ),
         pod_affinity_required=tuple(_pod_term(t) for t in _l(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_affinity_preferred=tuple(_weighted(t) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_preferred=tuple(_weighted(t, what) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
         pod_anti_affinity_required=tuple(_pod_term(t) for t in _l(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_anti_affinity_preferred=tuple(_weighted(t) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_preferred=tuple(_weighted(t, what) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
     )
 
 
@@ -319,14 +331,14 @@ def _meta(obj: dict, kind: str, namespaced: bool) -> tuple[str, str, str]:
     return _intern(ns), _intern(name), _str(md.get("uid"))
 
 
-# Pods of one template share their resource stanzas: cache the effective requests by the repr of
+# Pods of one template share their resource stanzas: cache the effective requests by the JSON of
 # exactly the fields PodRequests reads, so a 150k-pod snapshot does the exact (Fraction)
 # arithmetic once per distinct template instead of once per pod.
-_REQUESTS_CACHE: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
+_REQUESTS_CACHE: dict[bytes, tuple[dict[str, int], dict[str, int]]] = {}
 
 
-def _requests_key(spec: dict) -> str:
-    return repr(
+def _requests_key(spec: dict) -> bytes | None:
+    return _value_key(
         (
             [_d(_d(c).get("resources")).get("requests") for c in _l(spec.get("containers"))],
             [(_d(_d(c).get("resources")).get("requests"), _d(c).get("restartPolicy")) for c in _l(spec.get("initContainers"))],
@@ -338,25 +350,30 @@ def _requests_key(spec: dict) -> str:
 
 def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]]:
     key = _requests_key(spec)
-    hit = _REQUESTS_CACHE.get(key)
+    hit = _REQUESTS_CACHE.get(key) if key is not None else None
     if hit is None:
         reqs = _to_ints(_aggregate(spec, what, nonzero=False), f"{what}: effective requests")
         nzi = _to_ints(_aggregate(spec, what, nonzero=True), f"{what}: effective requests")
-        if len(_REQUESTS_CACHE) > 200_000:
-            _REQUESTS_CACHE.clear()
-        hit = _REQUESTS_CACHE[key] = (reqs, nzi)
+        hit = (reqs, nzi)
+        if key is not None:
+            if len(_REQUESTS_CACHE) > 200_000:
+                _REQUESTS_CACHE.clear()
+            _REQUESTS_CACHE[key] = hit
     return hit[0], hit[1]  # shared between pods of one template: never mutated
 
 
 # Pods of one template carry identical tolerations, affinity and spread constraints: parse each
-# distinct stanza once and share the (immutable) result, keyed by its repr.
-_SHARED: dict[tuple[str, str], Any] = {}
+# distinct stanza once and share the (immutable) result, keyed by its JSON.
+_SHARED: dict[tuple[str, bytes], Any] = {}
 
 
 def _shared(kind: str, raw: Any, build: Any, what: str) -> Any:
     if not raw:
         return build(raw, what)
-    key = (kind, repr(raw))
+    vkey = _value_key(raw)
+    if vkey is None:
+        return build(raw, what)
+    key = (kind, vkey)
     hit = _SHARED.get(key)
     if hit is None:
         if len(_SHARED) > 100_000:
@@ -365,8 +382,8 @@ def _shared(kind: str, raw: Any, build: Any, what: str) -> Any:
     return hit
 
 
-def _affinity_shared(v: Any, _what: str) -> Affinity | None:
-    return _affinity(v)
+def _affinity_shared(v: Any, what: str) -> Affinity | None:
+    return _affinity(v, f"{what}: spec.affinity: ")
 
 
 def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
@@ -384,11 +401,12 @@ def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
 def _spread(raw: Any, what: str) -> tuple[TopologySpreadConstraint, ...]:
     return tuple(
         TopologySpreadConstraint(
-            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1) or 1,
+            # ValidateTopologySpreadConstraints: maxSkew > 0, minDomains > 0 when set (int32).
+            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1, (1, INT32[1])) or 1,
             topology_key=_intern(_str(_d(t).get("topologyKey"))),
             when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
             label_selector=label_selector(_d(t).get("labelSelector")),
-            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains"),
+            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains", None, (1, INT32[1])),
             node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
             node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
             match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
@@ -406,7 +424,8 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     for c in _l(spec.get("containers")):
         for p in _l(_d(c).get("ports")):
             p = _d(p)
-            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0) or 0
+            # validatePorts: a port number is 1..65535; 0 (or absent) means no host port.
+            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0, (0, 65535)) or 0
             if hp > 0:
                 host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
     # An absent (or empty/falsy) stanza converts to () / None: skip the helpers for it.
@@ -416,7 +435,7 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     volumes = _l(spec.get("volumes"))
     first = (
         _str(spec.get("schedulerName")) or "default-scheduler",
-        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
         _str(spec.get("priorityClassName")),
         _str(spec.get("preemptionPolicy")) or None,
         requests,
@@ -518,6 +537,11 @@ def _node_allocatable(raw: Any, name: str) -> dict[str, int]:
     return dict(hit)  # a node's own copy: what-if code may build nodes from it
 
 
+# POSIX seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: what an RFC 3339 time can say
+# (and what the report can format back).
+_TIME_MIN, _TIME_MAX = -62135596800, 253402300799
+
+
 def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     """The Pod for a formatVersion 2 pod row (podrows.py) without building its dicts: what pod_from
     gives for the row's expanded item. `labels` is the row's map, None, or its resolved LabelSet.
@@ -531,12 +555,16 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     # API timestamps arrive as integer seconds: parse_time of their string is exactly that float.
     # The two fields are dispatched inline, not through a helper: this runs for every pod.
     if type(created) is int:
+        if not _TIME_MIN <= created <= _TIME_MAX:
+            raise ObjectError(f"pod {ns}/{name}: creationTimestamp: {created} is outside years 1..9999")
         created = float(created)
     elif created is None or type(created) is str:
         created = parse_time(created)
     else:
         return None
     if type(started) is int:
+        if not _TIME_MIN <= started <= _TIME_MAX:
+            raise ObjectError(f"pod {ns}/{name}: status.startTime: {started} is outside years 1..9999")
         started = float(started)
     elif started is None or type(started) is str:
         started = parse_time(started)
@@ -627,7 +655,7 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
     sp = _d(spec.get("schedulingPolicy"))
     if "gang" in sp:
         policy = "gang"
-        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1)
+        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1, INT32)
         if count is None or count < 1:
             raise ObjectError(f"{what}: spec.schedulingPolicy.gang.{count_field}: must be greater than or equal to 1")
     else:
@@ -640,7 +668,7 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
         count,
         _disruption_mode(spec),
         _str(spec.get("parentCompositePodGroupName")) or None,
-        _int(spec.get("priority"), f"{what}: spec.priority"),
+        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
         _str(spec.get("priorityClassName")),
         _str(spec.get("preemptionPolicy")) or None,
         _topology_keys(spec),
@@ -672,7 +700,7 @@ for _cls, _count, _tail in ((PodGroup, "min_count", ("uses_resource_claims", "pr
 
 def priority_class_from(obj: dict) -> PriorityClass:
     _, name, _ = _meta(obj, "PriorityClass", False)
-    v = _int(obj.get("value"), f"priorityclass {name}: value")
+    v = _int(obj.get("value"), f"priorityclass {name}: value", None, INT32)
     if v is None:
         raise ObjectError(f"priorityclass {name}: value is required")
     return PriorityClass(
@@ -713,9 +741,26 @@ _CONVERTERS = {
 IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event"}
 
 
+def _check_unique_uids(snap: Snapshot, source: str) -> None:
+    """The engine keys pods by UID (as the scheduler's cache does); two pods sharing one would
+    silently merge. A real cluster never has them, so a file that does is an error."""
+    pods = snap.pods
+    if len({p.uid for p in pods}) == len(pods):
+        return
+    first: dict[str, Pod] = {}
+    for p in pods:
+        other = first.setdefault(p.uid, p)
+        if other is not p:
+            raise ObjectError(
+                f"{source}pods {other.namespace}/{other.name} and {p.namespace}/{p.name} have the same metadata.uid {_short(p.uid)}"
+            )
+
+
 def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
     """Convert raw objects to a Snapshot, then apply priority admission and reference checks."""
     snap = Snapshot(header=header or SnapshotHeader())
+    if not source and header is not None and header.source:
+        source = f"{header.source}: "  # every error names the file (or cluster) it comes from
     seen: dict[tuple[str, str, str], int] = {}
     ignored: dict[str, int] = {}
     dup_warnings: list[str] = []
@@ -737,6 +782,8 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 m = conv(obj)
             except _Nameless as e:
                 raise ObjectError(f"{source}item {idx}: {e}") from None
+            except ObjectError as e:
+                raise ObjectError(f"{source}{e}") from None
             key = (kind, getattr(m, "namespace", ""), m.name)
         else:
             kind = obj.get("kind")
@@ -761,6 +808,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
     if unknown:
         snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")
+    _check_unique_uids(snap, source)
     admit(snap)
     from .references import check_references
 

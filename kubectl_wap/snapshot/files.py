@@ -9,6 +9,7 @@ import io
 import itertools
 import json
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -27,21 +28,84 @@ SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
 _EXTS = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz", ".gz")
 
 
-def _read_bytes(path: Path) -> bytes:
+# Bounds on what one input may cost (issue 19). The decompressed size of each file is capped
+# (`--max-input-size`; a 47 MB gzip can expand to 10 GB), and YAML aliases may expand a document to
+# at most this many nodes beyond the ones written out (a 1 KB "billion laughs" expands to 10^9).
+MAX_INPUT_BYTES_DEFAULT = 4 << 30
+MAX_DOCUMENT_BYTES_DEFAULT = MAX_INPUT_BYTES_DEFAULT
+max_input_bytes = MAX_INPUT_BYTES_DEFAULT
+YAML_ALIAS_BUDGET = 100_000
+_CHUNK = 1 << 20
+
+
+def set_max_input_size(n: int) -> None:
+    global max_input_bytes
+    max_input_bytes = n
+
+
+def _too_big(path: Path) -> UserError:
+    return UserError(f"{path}: larger than --max-input-size ({max_input_bytes:,} bytes after decompression)")
+
+
+def check_regular(path: Path) -> None:
+    """Refuse FIFOs, character devices and sockets before opening them: a FIFO blocks open()
+    forever and /dev/zero never ends. (A directory is handled by the callers.)"""
     try:
-        raw = path.read_bytes()
+        st = path.stat()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        what = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
+        raise UserError(f"{path}: is {what}; give a regular file")
+
+
+def _read_bytes(path: Path) -> bytes:
+    check_regular(path)
+    limit = max_input_bytes
+    try:
+        with open(path, "rb") as f:
+            # read(n) allocates n bytes up front: ask for what the file holds, not the limit
+            raw = f.read(min(os.fstat(f.fileno()).st_size, limit) + 1)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a directory") from None
     except OSError as e:
         raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(raw) > limit:
+        raise _too_big(path)
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+        raw = _gunzip(path, raw, limit)
     return raw
+
+
+def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
+    """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk).
+    The bytearray is returned as it is (every reader takes bytes-like input): a copy would double
+    the peak memory of a large file."""
+    out = bytearray()
+    data = raw
+    try:
+        while data:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # one gzip member
+            buf = data
+            while not d.eof:
+                chunk = d.decompress(buf, _CHUNK)
+                buf = d.unconsumed_tail
+                if chunk:
+                    out += chunk
+                    if len(out) > limit:
+                        raise _too_big(path)
+                elif not buf and not d.eof:
+                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
+            data = d.unused_data.lstrip(b"\x00")  # more members may follow; zero padding is skipped
+            if data and data[:2] != b"\x1f\x8b":
+                raise OSError("trailing garbage after the gzip data")
+    except (OSError, EOFError, zlib.error) as e:
+        raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+    return out  # type: ignore[return-value]
 
 
 def _decode(path: Path, raw: bytes) -> str:
@@ -49,6 +113,11 @@ def _decode(path: Path, raw: bytes) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise UserError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start+1]!r})") from None
+
+
+def read_text(path: Path) -> str:
+    """A whole (maybe gzip) UTF-8 file, with the same bounds and one-line errors as any input."""
+    return _decode(path, _read_bytes(path))
 
 
 def _documents(path: Path, raw: bytes) -> list[Any]:
@@ -68,17 +137,93 @@ def _documents(path: Path, raw: bytes) -> list[Any]:
         except UnicodeDecodeError:
             _decode(path, raw)
             raise
+        except ValueError as e:  # a number of more than 4300 digits (int_max_str_digits)
+            raise UserError(f"{path}: invalid JSON: {str(e).split(';')[0]}") from None
     text = _decode(path, raw)
+    return safe_yaml(text, str(path), UserError, many=True)
+
+
+def _yaml_loader() -> type:
+    """A C-speed safe loader that checks, before constructing each document, how far its aliases
+    expand it: a repeated node (an alias) is shared by reference here, but anything that walks the
+    result (a cache key, a copy, a dump) pays for the expanded size."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class BoundedLoader(base):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: Any) -> Any:
+            _check_expansion(node)
+            return super().construct_document(node)
+
+    # Timestamps stay strings, as they do when kubectl reads YAML (YAML -> JSON): an unquoted
+    # `startTime: 2020-01-01T00:00:00Z` must read exactly like the quoted one.
+    BoundedLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+    _LOADER = BoundedLoader
+    return _LOADER
+
+
+_LOADER: type | None = None
+
+
+class _AliasBomb(Exception):
+    pass
+
+
+def _check_expansion(root: Any) -> None:
+    """Refuse a document whose aliases expand it by more than YAML_ALIAS_BUDGET nodes, or that
+    contains itself (a recursive alias). Iterative: a deeply nested document is no problem here."""
+    import yaml
+
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        nid = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            size[nid] = 1
+            continue
+        kids = [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else node.value
+        if done:
+            on_path.discard(nid)
+            size[nid] = 1 + sum(size[id(k)] for k in kids)
+            if size[nid] > len(size) + YAML_ALIAS_BUDGET:
+                raise _AliasBomb(f"YAML aliases expand the document beyond {YAML_ALIAS_BUDGET:,} extra nodes (line {node.start_mark.line + 1}); write the values out")
+            continue
+        if nid in size:
+            continue
+        if nid in on_path:
+            raise _AliasBomb(f"a YAML alias refers to a node that contains it (line {node.start_mark.line + 1})")
+        on_path.add(nid)
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids)
+
+
+def safe_yaml(text: str, what: str, error: type[Exception] = UserError, many: bool = False) -> Any:
+    """yaml.safe_load (or the list of non-empty documents with `many`), bounded: alias expansion
+    is budgeted, nesting depth is an error, and every failure is one line naming `what`."""
     import yaml  # lazily: YAML is only for hand-written files
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = _yaml_loader()
     try:
-        return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+        if many:
+            return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+    except _AliasBomb as e:
+        raise error(f"{what}: {e}") from None
+    except RecursionError:
+        raise error(f"{what}: invalid YAML: nested too deeply") from None
+    except ValueError as e:  # the int constructor on a number of more than 4300 digits
+        raise error(f"{what}: invalid YAML: {str(e).split(';')[0]}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise UserError(f"{path}: invalid YAML{where}: {problem}") from None
+        raise error(f"{what}: invalid YAML{where}: {problem}") from None
 
 
 def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
@@ -119,7 +264,8 @@ def _fill_header(header: SnapshotHeader, h: Any) -> None:
             raise ValueError
         header.format_version = int(fv or 1)
     except ValueError:
-        raise UserError(f"snapshot header: formatVersion must be an integer, got {fv!r}") from None
+        shown = repr(fv) if len(repr(fv)) <= 40 else repr(fv)[:37] + "..."
+        raise UserError(f"snapshot header: formatVersion must be an integer, got {shown}") from None
     header.captured_at = str(h.get("capturedAt", ""))
     server = h.get("server") if isinstance(h.get("server"), dict) else {}
     header.server_url = str(server.get("url", ""))
@@ -150,6 +296,9 @@ _ITEMS_OPEN = b',"items":['
 _loads = _orjson.loads if _orjson is not None else json.loads
 
 
+_FIRST_LINE_MAX = 64 << 20
+
+
 def _open_lines(path: Path) -> Any:
     """A binary file object over the (maybe gzip) file, with a large buffer: iterating its lines
     then runs in C (GzipFile's own line iteration costs a Python call per line). A helper thread
@@ -170,13 +319,13 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     except OSError:
         return None
     try:
-        first = f.readline()
+        first = f.readline(_FIRST_LINE_MAX)
     except (OSError, EOFError, zlib.error):
         f.close()
         return None  # the whole-file reader reports corrupt data with a clear message
-    if not first.startswith(_SNAPSHOT_PREFIX):
+    if not first.startswith(_SNAPSHOT_PREFIX) or not first.endswith(b"\n"):
         f.close()
-        return None
+        return None  # not our layout (or a first line too long for it): the bounded whole-file reader
     try:
         text = first.decode("utf-8")
         h, end = json.JSONDecoder().raw_decode(text, len(_SNAPSHOT_PREFIX))
@@ -223,9 +372,13 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
         loads = _loads
         lineno = 0
         n = 0
+        total, limit = len(first), max_input_bytes
         try:
             for line in itertools.chain((rest[len(_ITEMS_OPEN):],), f):
                 lineno += 1
+                total += len(line)
+                if total > limit:
+                    raise _too_big(path)
                 done = False
                 if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
                     try:
@@ -243,7 +396,11 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                     else:
                         continue
                 if decode is not None:
-                    obj = decode(obj, n)
+                    try:
+                        obj = decode(obj, n)
+                    except UserError as e:
+                        msg = str(e)
+                        raise UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
                 n += 1
                 if obj is not None:
                     yield obj
@@ -281,6 +438,7 @@ def model_items(items: Iterable[Any]) -> Iterable[Any]:
 def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     """Item-by-item reading when the file's layout allows it: our snapshot format, or a large
     `kubectl get -o json` List. None means: read the whole document (load_items)."""
+    check_regular(path)
     if not path.is_file():
         return None
     streamed = stream_snapshot(path)
@@ -303,9 +461,20 @@ def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
     files = _files_in(p) if p.is_dir() else [p]
     items: list[Any] = []
     for f in files:
-        for doc in _documents(f, _read_bytes(f)):
+        raw = _read_bytes(f)
+        if not raw.strip():
+            raise UserError(f"{f}: empty file (no Kubernetes objects to read)")
+        before = len(items)
+        for doc in _documents(f, raw):
             items.extend(_items(f, doc, header))
+        if len(items) == before and not _is_snapshot(raw):
+            raise UserError(f"{f}: holds no Kubernetes objects")
     return header, items
+
+
+def _is_snapshot(raw: bytes) -> bool:
+    """Our own snapshot format may hold no items (a capture of an empty namespace is still one)."""
+    return b'"kind":"Snapshot"' in raw[:200] or b'"kind": "Snapshot"' in raw[:200]
 
 
 def load_snapshot(path: str | os.PathLike) -> Snapshot:

@@ -18,6 +18,9 @@ from kubectl_wap.snapshot.readonly import ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.strip import strip_object
 
 PAGE_LIMIT = 500
+# Bounds on one list, against a broken or hostile server: pages of 500 make 100k pages 50M
+# objects (far beyond any cluster); a continue token seen before means the server loops.
+MAX_PAGES = 100_000
 MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
 FORMAT_VERSION = 1
 
@@ -194,7 +197,8 @@ def _paginate(
     token = ""
     resource_version = ""
     count = 0
-    while True:
+    seen_tokens: set[str] = set()
+    for _page in range(MAX_PAGES):
         query = [("limit", str(PAGE_LIMIT))]
         if token:
             query.append(("continue", token))
@@ -215,21 +219,43 @@ def _paginate(
                 f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
             ) from None
         del resp  # drop the page's bytes before stripping: halves peak memory per page
-        list_kind = str(doc.get("kind") or "")
-        kind = list_kind[:-4] if list_kind.endswith("List") else spec.kind
-        api_version = str(doc.get("apiVersion") or spec.api_version)
-        for raw in doc.get("items") or ():
+        page = _check_list(doc, spec, client.server_url, path)
+        kind, api_version = spec.kind, spec.api_version
+        for raw in page:
+            if not isinstance(raw, dict):
+                raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object")
             raw["apiVersion"] = api_version
             raw["kind"] = kind
             items.append(strip_object(raw))
-        count += len(doc.get("items") or ())
-        meta = doc.get("metadata") or {}
+        count += len(page)
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
         resource_version = resource_version or str(meta.get("resourceVersion") or "")
         if progress is not None:
             progress(spec.name, count)
         token = str(meta.get("continue") or "")
         if not token:
             return resource_version
+        if token in seen_tokens:
+            raise ClusterAccessError(
+                f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
+                f"(page {_page + 1}); it would loop forever"
+            )
+        seen_tokens.add(token)
+    raise ClusterAccessError(
+        f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
+    )
+
+
+def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:
+    """The items of a 200 answer to a list GET, which must be the list we asked for: a Status, a
+    single object or another kind's list (a SecretList from a misrouting proxy) is refused rather
+    than read as this resource."""
+    want = spec.kind + "List"
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    if kind != want or not isinstance(doc.get("items", []), (list, type(None))):
+        got = f"a {kind}" if isinstance(kind, str) and kind else f"a JSON {type(doc).__name__}"
+        raise ClusterAccessError(f"the API server at {server} answered GET {path} with {got[:80]}, not a {want}")
+    return doc.get("items") or []
 
 
 def _unavailable(spec: ResourceSpec, namespace: str | None, resp: Response, header: dict) -> None:

@@ -14,19 +14,24 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 from urllib.parse import urlencode
 
-from kubectl_wap.errors import ClusterAccessError
+from kubectl_wap.errors import ClusterAccessError, register_secret
 
 MAX_TRIES = 5
 BACKOFF_BASE = 0.25  # seconds; doubles per try: 0.25, 0.5, 1, 2
 BACKOFF_MAX = 4.0
 RETRY_AFTER_MAX = 10.0  # a server asking for longer still only gets this much patience per try
 USER_AGENT = "kubectl-wap/0.1 (read-only)"
+# One response body may hold at most this much (after gzip decoding): a page of 500 pods is a few
+# MB; a hostile or broken server could otherwise send gigabytes (or a gzip bomb) into memory.
+MAX_RESPONSE_BYTES = 512 << 20
+_READ_CHUNK = 1 << 16
 
 # Indirection so tests can observe/skip the waits without slowing the suite.
 _sleep: Callable[[float], None] = time.sleep
@@ -89,19 +94,24 @@ def _guard(method: str, what: str) -> None:
         raise ReadOnlyViolation(f"kubectl-wap is read-only: refused {method.upper()} {what}")
 
 
-def _install_guard(api_client: Any) -> None:
-    """Wrap the REST client's request so even direct ApiClient use cannot mutate the cluster."""
-    rest = api_client.rest_client
-    if getattr(rest, "_wap_guarded", False):
-        return
-    inner = rest.request
+def _install_guard(api_client: Any = None) -> None:
+    """Refuse every method but GET for the whole process, on the two layers every HTTP request in
+    it goes through: the kubernetes REST client class (all ApiClient instances, present and
+    future) and urllib3's connection pool (anything else built on urllib3, e.g. `requests`)."""
+    from kubernetes.client import rest
+    from urllib3 import connectionpool
 
-    def guarded(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-        _guard(method, url)
-        return inner(method, url, *args, **kwargs)
+    for cls, attr in ((rest.RESTClientObject, "request"), (connectionpool.HTTPConnectionPool, "urlopen")):
+        inner = getattr(cls, attr)
+        if getattr(inner, "_wap_guarded", False):
+            continue
 
-    rest.request = guarded
-    rest._wap_guarded = True
+        def guarded(self: Any, method: str, url: str, *args: Any, _inner: Any = inner, **kwargs: Any) -> Any:
+            _guard(method, url)
+            return _inner(self, method, url, *args, **kwargs)
+
+        guarded._wap_guarded = True  # type: ignore[attr-defined]
+        setattr(cls, attr, guarded)
 
 
 class ReadOnlyClient:
@@ -111,10 +121,12 @@ class ReadOnlyClient:
         self._api = api_client
         # Messages from credential plugins (exec) that failed; explain a later 401.
         self.credential_problems: list[str] = [m for m in credential_problems if m]
-        self.timeout = float(request_timeout)
-        self.server_url: str = str(api_client.configuration.host or "")
+        self.timeout = check_timeout(request_timeout)
+        from .kubeconfig import display_url
+
+        self.server_url: str = display_url(str(api_client.configuration.host or ""))
         api_client.user_agent = USER_AGENT
-        _install_guard(api_client)
+        _install_guard()
 
     def close(self) -> None:
         try:
@@ -141,12 +153,14 @@ class ReadOnlyClient:
                     "GET", path, header_params=headers, auth_settings=["BearerToken"]
                 )
             self.credential_problems.extend(m for m in problems if m and m not in self.credential_problems)
+            _clean_authorization(hdrs)
             if query:
                 url += "?" + urlencode(list(query))
+            deadline = time.monotonic() + self.timeout
             resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
-            body = resp.read() or b""
-            return Response(int(resp.status), dict(resp.headers or {}), bytes(body))
-        except ReadOnlyViolation:
+            body = self._read_body(resp, deadline, path)
+            return Response(int(resp.status), dict(resp.headers or {}), body)
+        except (ReadOnlyViolation, ClusterAccessError):
             raise
         except ConfigException as e:  # exec plugin / token file failures happen at request time
             raise ClusterAccessError(f"cannot get credentials for {self.server_url}: {e}") from None
@@ -168,6 +182,35 @@ class ReadOnlyClient:
             raise _Transient(f"connection to {self.server_url} broke during GET {path}: {_first_line(str(e))}") from None
         except u3.HTTPError as e:
             raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {_first_line(str(e))}") from None
+
+    def _read_body(self, resp: Any, deadline: float, path: str) -> bytes:
+        """The (gzip-decoded) body, read in chunks against a whole-request deadline and a size
+        bound: a socket timeout alone lets a server trickle one byte a second forever."""
+        raw = getattr(resp, "response", None)
+        if raw is None or not hasattr(raw, "read1"):  # not urllib3 underneath (tests' doubles)
+            return bytes(resp.read() or b"")
+        parts: list[bytes] = []
+        total = 0
+        try:
+            while True:
+                chunk = raw.read1(_READ_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > MAX_RESPONSE_BYTES:
+                    raise ClusterAccessError(
+                        f"the API server at {self.server_url} answered GET {path} with more than "
+                        f"{MAX_RESPONSE_BYTES >> 20} MiB in one response; refusing to read on"
+                    )
+                parts.append(chunk)
+                if time.monotonic() > deadline:
+                    raise ClusterAccessError(
+                        f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
+                        f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network"
+                    )
+        finally:
+            raw.release_conn()
+        return b"".join(parts)
 
     def _tls_message(self, detail: str) -> str:
         # Prefer the line that says what is wrong with the certificate over the exception class name.
@@ -225,6 +268,35 @@ class ReadOnlyClient:
         )
 
 
+def check_timeout(value: Any) -> float:
+    """--request-timeout: a finite number of seconds above zero. (kubectl reads 0 as "no timeout";
+    here every request is bounded, so 0 is refused rather than silently meaning forever.)"""
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ClusterAccessError(f"--request-timeout must be a number of seconds, got {value!r}") from None
+    if not math.isfinite(t) or t <= 0:
+        raise ClusterAccessError(f"--request-timeout must be a finite number of seconds above 0, got {value!r}")
+    return t
+
+
+def _clean_authorization(hdrs: dict) -> None:
+    """Trim the bearer token as client-go does (strings.TrimSpace on token files; a token written
+    by `echo "$T" > token` ends in a newline) and register it so no message can show it."""
+    for key in [k for k in hdrs if k.lower() == "authorization"]:
+        value = str(hdrs[key])
+        register_secret(value)
+        scheme, _, cred = value.strip().partition(" ")
+        cred = cred.strip()
+        register_secret(cred)
+        if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in cred):
+            raise ClusterAccessError(
+                "the kubeconfig's token (token or tokenFile) contains a line break or control character "
+                "inside it; it cannot be sent as an HTTP header"
+            )
+        hdrs[key] = f"{scheme} {cred}" if cred else scheme
+
+
 class _Transient(Exception):
     """A broken connection worth retrying (reset, aborted); internal to this module."""
 
@@ -257,6 +329,11 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
+    from .kubeconfig import bound_exec_plugins, check_kubeconfig
+
+    timeout = check_timeout(request_timeout)
+    bound_exec_plugins(timeout)
+    _install_guard()
     cfg = kclient.Configuration()
     problems: list[str] = []
     try:
@@ -270,6 +347,9 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
                 raise ClusterAccessError(
                     f"no kubeconfig found (looked at {path}); pass --kubeconfig or set KUBECONFIG"
                 )
+            env_paths = [os.path.expanduser(p) for p in (os.environ.get("KUBECONFIG") or "").split(os.pathsep) if p]
+            paths = [os.path.expanduser(kubeconfig)] if kubeconfig is not None else env_paths or [os.path.expanduser(path)]
+            check_kubeconfig([p for p in paths if os.path.exists(p)], context)
             if context is not None:
                 contexts, _ = kconfig.list_kube_config_contexts(config_file=path)
                 names = [c.get("name") for c in contexts or []]
@@ -288,7 +368,11 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
         # Also covers exec credential plugins that fail while the kubeconfig is loaded.
         raise ClusterAccessError(f"cannot use kubeconfig{' ' + kubeconfig if kubeconfig else ''}: {e}") from None
     except (OSError, ValueError) as e:
-        raise ClusterAccessError(f"cannot load kubeconfig: {e}") from None
+        raise ClusterAccessError(f"cannot load kubeconfig: {_first_line(str(e))}") from None
+    except Exception as e:  # noqa: BLE001 - the client's loader fails on odd shapes with any exception
+        raise ClusterAccessError(
+            f"cannot use kubeconfig{' ' + kubeconfig if kubeconfig else ''}: {type(e).__name__}: {_first_line(str(e))}"
+        ) from None
     # We retry ourselves (bounded, status-aware); urllib3's own retries would hide connection errors
     # behind MaxRetryError and multiply the wait on an unreachable server.
     cfg.retries = False

@@ -36,7 +36,9 @@ class SelectorError(ValueError):
 
 def parse_int64(s: str) -> int | None:
     """strconv.ParseInt(s, 10, 64): optional sign and decimal digits only, within int64."""
-    if not _INT64_RE.match(s):
+    # More than a sign and 19 digits is out of int64 anyway; int() of a 5000-digit label value
+    # would raise ValueError (Python's int_max_str_digits) instead of "does not parse".
+    if len(s) > 20 or not _INT64_RE.match(s):
         return None
     v = int(s)
     if v < _INT64_MIN or v > _INT64_MAX:

@@ -455,6 +455,73 @@ def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, di
     return out
 
 
+# --- Diagnosis commands (issue 17): pending, why-preempted. Logic in kubectl_wap/diagnose/, ----
+# --- rendering in report/diagnose.py; this block only wires options. ---------------------------
+
+
+def _snapshot_time(snap: Any) -> float | None:
+    """The capture time of a snapshot (ages and forensics are relative to it); None for live."""
+    import datetime as dt
+
+    t = snap.header.captured_at
+    try:
+        return dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() if t else None
+    except ValueError:
+        return None
+
+
+def _label_selector(text: str | None) -> dict[str, str] | None:
+    if not text:
+        return None
+    out: dict[str, str] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip() or v.startswith("="):
+            raise UserError(f"invalid -l {part!r}: only key=value selectors are supported")
+        out[k.strip()] = v.strip()
+    return out
+
+
+@app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json"))
+def pending(
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
+    selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: OutputOpt = Output.table, color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+) -> None:
+    """Why is everything pending? One row per pending pod, PodGroup or CompositePodGroup root: the main reason in plain
+    words and kube-scheduler's own, whether preemption would help (victims from the real analysis), whether one more node
+    would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
+
+    def run() -> None:
+        from .diagnose.pending import ScaleUp, triage
+        from .preemption.gates import parse_gates
+        from .report.diagnose import pending_document, render_pending
+
+        gates = parse_gates(feature_gates)
+        ns = None if all_namespaces else (namespace or _default_namespace(kubeconfig, context, snapshot, demo))
+        snap = _load(snapshot, demo, kubeconfig, context, request_timeout, color)
+        su = None
+        if scale_up:
+            from .autoscale.templates import infer_templates, load_templates
+
+            su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
+        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su)
+        t.warnings.extend(snap.warnings)
+        doc = pending_document(t, "demo" if demo else (snapshot or "cluster"))
+        if output in (Output.json, Output.yaml):
+            _emit(doc, output)
+        else:
+            render_pending(doc, _console(color), wide=output == Output.wide, no_headers=no_headers, err=_console(color, stderr=True))
+
+    _guard(debug, run)
+
+# --- end of the diagnosis commands --------------------------------------------------------------
+
+
 @app.command()
 def completion() -> None:
     """How to install shell completion for `kubectl wap` (kubectl >= 1.26 uses kubectl_complete-wap)."""
@@ -472,7 +539,7 @@ def version() -> None:
     typer.echo(f"kubectl-wap {__version__}")
 
 
-COMMANDS = ["whatif", "explain", "rank", "snapshot", "completion", "version"]
+COMMANDS = ["whatif", "explain", "rank", "snapshot", "pending", "why-preempted", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 
 

@@ -253,6 +253,17 @@ def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | N
     return autoscale_section(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates, templates, multiplier)
 
 
+def _optimal(doc: dict, res: Any, time_limit: float) -> dict:
+    from .diagnose.optimal import optimal_victims
+    from .preemption.analyze import analyze
+    from .report.diagnose import optimal_section
+
+    snap, gates = res
+    pre = doc["preemptor"]
+    result = analyze(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates)  # the Result objects, not the document
+    return optimal_section(optimal_victims(snap, result, gates, time_limit), result)
+
+
 def _finish(doc: dict, exit_code: bool) -> None:
     if exit_code:
         raise typer.Exit(VERDICT_CODES.get(doc["outcome"], 1))
@@ -274,6 +285,8 @@ def whatif(
     autoscale: Annotated[bool, typer.Option("--autoscale", help="Also answer: would adding nodes avoid this preemption? (side by side: preempt, add nodes, mixed).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
+    optimal: Annotated[bool, typer.Option("--optimal", help="Also compute the fewest victims (PDB violations, then priorities, then pods) any placement needs, with an exact solver.")] = False,
+    optimal_time_limit: Annotated[float, typer.Option("--optimal-time-limit", help="Seconds for --optimal; beyond it the best placement found and its optimality gap are reported.")] = 10.0,
     snapshot: SnapshotOpt = None,
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
@@ -297,6 +310,8 @@ def whatif(
                              request_timeout, color, spared_on_placement_only=output == Output.table)
         if autoscale or node_templates or overschedule_multiplier is not None:
             doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
+        if optimal:
+            doc["optimal"] = _optimal(doc, res, optimal_time_limit)
         if output in (Output.json, Output.yaml):
             _emit(doc, output)
         else:
@@ -308,6 +323,10 @@ def whatif(
                 from .report.tables import render_autoscale
 
                 render_autoscale(doc["autoscale"], console, no_headers=no_headers, err=err)
+            if "optimal" in doc:
+                from .report.diagnose import render_optimal
+
+                render_optimal(doc["optimal"], console, no_headers=no_headers)
         return doc
 
     doc = _guard(debug, run)
@@ -547,7 +566,7 @@ FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-te
 FLAGS = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates",
          "--filename", "--replicas", "--requests", "--priority-class", "--min-count", "--disruption-mode",
          "--node-selector", "--toleration", "--preemption-policy", "--autoscale", "--node-templates",
-         "--overschedule-multiplier", "--exit-code", "--no-headers", "--color", "--debug"]
+         "--overschedule-multiplier", "--optimal", "--optimal-time-limit", "--all-namespaces", "--selector", "--events", "--exit-code", "--no-headers", "--color", "--debug"]
 OUTPUTS = ["table", "wide", "json", "yaml"]
 
 

@@ -78,3 +78,77 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
                 console.print(f"  {k}: {u}", highlight=False)
     for w in doc.get("warnings") or []:
         (err or console).print(f"[yellow]Warning:[/] {w}", highlight=False)
+
+
+def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
+    """The `optimal` section of a WhatIfReport: the solver's answer beside kube-scheduler's."""
+    from .document import unit_ref
+
+    sched_pods = len(res.victim_pods)
+    sched_units = len(res.victims)
+    d: dict[str, Any] = {
+        "status": ans.status, "message": ans.message,
+        "scheduler": {"victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": res.num_pdb_violations,
+                      "victimPodsByPriority": _by_priority([v.unit for v in res.victims])},
+        "objective": ["PDB violations", "victim pods per priority level, highest first", "victim pods", "victim units"],
+        "unmodelled": list(ans.unmodelled),
+    }
+    if ans.solution is not None:
+        d["solver"] = {"backend": ans.solution.backend, "variables": ans.variables, "constraints": ans.constraints,
+                       "stages": [{"objective": s.name, "value": s.value, "bound": s.bound, "optimal": s.optimal,
+                                   "gap": s.gap, "seconds": round(s.seconds, 4)} for s in ans.solution.stages]}
+    if ans.victims or ans.status in ("optimal", "feasible", "unverified"):
+        d["optimum"] = {"victimUnits": len(ans.victims), "victimPods": ans.victim_pods, "pdbViolations": ans.pdb_violations,
+                        "victimPodsByPriority": _by_priority(ans.victims),
+                        "victims": [unit_ref(u) for u in ans.victims],
+                        "placements": [{"pod": {"namespace": p.namespace, "name": p.name}, "node": n} for p, n in ans.placements]}
+        if ans.verify_failure:
+            d["optimum"]["verifyFailure"] = ans.verify_failure
+        d["summary"] = _optimal_summary(d)
+    else:
+        d["summary"] = ans.message
+    return d
+
+
+def _by_priority(units: list) -> dict[str, int]:
+    out: dict[int, int] = {}
+    for u in units:
+        out[u.priority] = out.get(u.priority, 0) + len(u.pods)
+    return {str(k): out[k] for k in sorted(out, reverse=True)}
+
+
+def _optimal_summary(d: dict) -> str:
+    s, o = d["scheduler"], d["optimum"]
+    head = (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); "
+            f"a placement needing {o['victimUnits']} unit(s) ({o['victimPods']} pod(s)) exists")
+    if d["status"] == "unverified":
+        return head + " in the solver's model, but it fails our Filter plugins: " + o.get("verifyFailure", "")
+    same = (s["pdbViolations"], s["victimPodsByPriority"], s["victimPods"], s["victimUnits"]) == (
+        o["pdbViolations"], o["victimPodsByPriority"], o["victimPods"], o["victimUnits"])
+    if same:
+        return (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); that is already the fewest "
+                f"by upstream's importance order ({d['status']})")
+    proven = "proven optimal" if d["status"] == "optimal" else "best found within the time limit (not proven optimal)"
+    return head + f" ({proven})"
+
+
+def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
+    console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
+    o = d.get("optimum")
+    if o:
+        rows = [[f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], u["pods"]] for u in o["victims"]]
+        _print_table(console, "Victims of the fewest-victims placement", ["UNIT", "KIND", "MODE", "PRIORITY", "PODS"], rows, no_headers)
+        per: dict[str, list[str]] = {}
+        for p in o["placements"]:
+            per.setdefault(p["node"], []).append(p["pod"]["name"])
+        _print_table(console, "Its placement", ["NODE", "PODS", "NAMES"], [[n, len(v), ", ".join(v)] for n, v in per.items()], no_headers)
+        by = lambda x: ", ".join(f"{v} at {k}" for k, v in x.items()) or "none"  # noqa: E731
+        console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
+                      f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
+    sv = d.get("solver")
+    if sv:
+        secs = sum(s["seconds"] for s in sv["stages"])
+        gaps = [s for s in sv["stages"] if not s["optimal"]]
+        gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
+        console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
+    console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".", highlight=False)

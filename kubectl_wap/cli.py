@@ -413,6 +413,7 @@ def snapshot(
     redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
+    events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
@@ -427,7 +428,7 @@ def snapshot(
             def progress(resource: str, n: int) -> None:
                 status.update(f"reading the cluster (read-only): {resource} {n}")
 
-            header, items = load_live(kubeconfig, context, None, request_timeout, progress)
+            header, items = load_live(kubeconfig, context, None, request_timeout, progress, events)
         if (redact_key_file or redact_map) and not redact:
             raise UserError("--redact-key-file and --redact-map need --redact")
         if redact:
@@ -535,6 +536,39 @@ def pending(
             _emit(doc, output)
         else:
             render_pending(doc, _console(color), wide=output == Output.wide, no_headers=no_headers, err=_console(color, stderr=True))
+
+    _guard(debug, run)
+
+
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research --snapshot after.json.gz"))
+def why_preempted_cmd(
+    kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
+    name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: OutputOpt = Output.table, color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+) -> None:
+    """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
+    in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
+    replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
+
+    def run() -> None:
+        from .diagnose.forensics import why_preempted
+        from .preemption.gates import parse_gates
+        from .report.diagnose import forensics_document, render_forensics
+        from .snapshot.evidence import collect_evidence
+        from .snapshot.source import build, raw_source
+
+        ns = namespace or _default_namespace(kubeconfig, context, snapshot, demo)
+        header, items = raw_source(snapshot, demo, kubeconfig, context, request_timeout, events=True)
+        items = list(items)
+        conds, events = collect_evidence(items)
+        snap = build(header, items)
+        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates)))
+        if output in (Output.json, Output.yaml):
+            _emit(doc, output)
+        else:
+            render_forensics(doc, _console(color), no_headers=no_headers)
 
     _guard(debug, run)
 

@@ -152,3 +152,32 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
         gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
         console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
     console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".", highlight=False)
+
+
+def forensics_document(f: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION, "kind": "PreemptionForensics",
+        "victim": {"kind": f.kind, "namespace": f.namespace, "name": f.name, "priority": f.priority, "node": f.node or None},
+        "preempted": f.preempted, "time": _iso(f.time), "evidence": list(f.evidence),
+        "suspects": [{"kind": s.kind, "namespace": s.namespace, "name": s.name, "priority": s.priority,
+                      "confidence": s.confidence, "evidence": list(s.evidence)} for s in f.suspects],
+        "replay": f.replay or None, "uncertainty": list(f.uncertainty),
+    }
+
+
+def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
+    v = d["victim"]
+    say = lambda s: console.print(s, highlight=False)  # noqa: E731
+    verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
+    say(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
+    if v["priority"] is not None:
+        say(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
+    for e in d["evidence"]:
+        say(f"  - {e}")
+    if d["suspects"]:
+        rows = [[f"{s['kind']} {s['namespace']}/{s['name']}", s["priority"], s["confidence"], "; ".join(s["evidence"])] for s in d["suspects"]]
+        _print_table(console, "Most likely preemptor(s)", ["PREEMPTOR", "PRIORITY", "CONFIDENCE", "REASON"], rows, no_headers)
+    if d["replay"]:
+        say(f"Replay: {d['replay']}")
+    for u in d["uncertainty"]:
+        say(f"Uncertain: {u}")

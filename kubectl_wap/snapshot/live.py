@@ -77,6 +77,10 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
+# Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
+EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
+
+
 class _Gone(Exception):
     """410 Gone during pagination: the continue token expired; restart the list."""
 
@@ -101,6 +105,7 @@ def load_live(
     namespace: str | None,
     request_timeout: float = 30.0,
     progress: Progress | None = None,
+    events: bool = False,
 ) -> tuple[dict, list[dict]]:
     """List the cluster (GET only) and return (snapshot header, stripped raw items).
 
@@ -111,7 +116,13 @@ def load_live(
     """
     client = connect(kubeconfig, context, request_timeout)
     try:
-        return read_cluster(client, namespace, progress)
+        header, items = read_cluster(client, namespace, progress)
+        if events:
+            start = len(items)
+            _list_resource(client, EVENTS, namespace, items, header, progress)
+            # Only preemption events matter; the rest are noise (and may say more than we want to keep).
+            items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
+        return header, items
     finally:
         client.close()
 

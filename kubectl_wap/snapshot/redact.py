@@ -385,6 +385,23 @@ class Redactor:
             out["status"] = {"phase": obj["status"]["phase"]}
         return out
 
+    def event(self, obj: Obj) -> Obj:
+        """A Preempted event (snapshot --events): references hashed like metadata; the message is
+        rebuilt from its parts ("Preempted by <type> <uid> on node <node>") with uid and node
+        hashed, and dropped when it has another shape."""
+        out = self.generic(obj)
+        for k in ("involvedObject", "regarding", "related"):
+            if isinstance(obj.get(k), dict):
+                out[k] = {kk: (self.h(v) if kk in ("name", "namespace", "uid") and isinstance(v, str) else v) for kk, v in obj[k].items()}
+        for k in ("reason", "type", "lastTimestamp", "firstTimestamp", "eventTime", "count"):
+            if k in obj:
+                out[k] = obj[k]
+        msg = obj.get("message") or obj.get("note") or ""
+        parts = msg.split(" ") if isinstance(msg, str) else []
+        if len(parts) == 7 and parts[:2] == ["Preempted", "by"] and parts[4:6] == ["on", "node"]:
+            out["message"] = f"Preempted by {parts[2]} {self.h(parts[3])} on node {self.h(parts[6])}"
+        return out
+
     def item(self, obj: Obj) -> Obj:
         stripped = strip_object(obj)
         kind = stripped.get("kind")
@@ -395,6 +412,7 @@ class Redactor:
             "CompositePodGroup": self.group,
             "PodDisruptionBudget": self.pdb,
             "PriorityClass": self.priority_class_obj,
+            "Event": self.event,
         }.get(kind, self.generic)
         return fn(stripped)
 

@@ -48,7 +48,8 @@ _POD_SPEC_KEYS = (
     "hostNetwork",
 )
 _POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName")
-_CONDITION_KEYS = ("type", "status", "reason")
+# lastTransitionTime and message: when and for which kind of preemptor (why-preempted, issue 17).
+_CONDITION_KEYS = ("type", "status", "reason", "lastTransitionTime", "message")
 # In-place resize: the scheduler charges max(spec, allocated) while a resize is in flight.
 _CONTAINER_STATUS_KEYS = ("name", "allocatedResources", "resources")
 
@@ -207,7 +208,21 @@ def _namespace(obj: Obj) -> Obj:
     return out
 
 
+def _event(obj: Obj) -> Obj:
+    """Only preemption events are captured (`snapshot --events`): who was preempted, when, and the
+    preemptor reference upstream puts in `related` and in the message (executor.go PreemptPod)."""
+    out = _base(obj)
+    for k in ("reason", "message", "note", "type", "lastTimestamp", "firstTimestamp", "eventTime", "count"):
+        if k in obj:
+            out[k] = obj[k]
+    for k in ("involvedObject", "regarding", "related"):
+        if isinstance(obj.get(k), dict):
+            out[k] = _pick(obj[k], ("kind", "namespace", "name", "uid"))
+    return out
+
+
 _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
+    "Event": _event,
     "Pod": _pod,
     "Node": _node,
     "PodGroup": _spec_status,

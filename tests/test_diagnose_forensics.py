@@ -1,0 +1,92 @@
+"""`why-preempted`: forensics on a cluster state built from our own whatif answer applied to the demo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from diagnose_builders import aftermath
+from typer.testing import CliRunner
+
+from kubectl_wap.cli import app
+from kubectl_wap.diagnose.forensics import LIKELY, NAMED, why_preempted
+from kubectl_wap.errors import UserError
+from kubectl_wap.preemption.analyze import analyze
+from kubectl_wap.report.document import to_document
+from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.evidence import collect_evidence
+from kubectl_wap.snapshot.files import DEMO_PATH, load_items
+
+
+@pytest.fixture(scope="module")
+def after():
+    _, items = load_items(DEMO_PATH)
+    items = list(items)
+    doc = to_document(analyze(build_snapshot(items), "podgroup", "ml", "job-1"))
+    return aftermath(items, doc)
+
+
+def run(items, kind, ns, name):
+    c, e = collect_evidence(items)
+    return why_preempted(build_snapshot(items), c, e, kind, ns, name)
+
+
+def test_victim_on_a_placement_node_names_job1_and_replays_consistently(after):
+    f = run(after, "pod", "research", "ablation-0")
+    assert f.preempted and f.priority == 100
+    assert [(s.kind, s.namespace, s.name, s.confidence) for s in f.suspects] == [("PodGroup", "ml", "job-1", LIKELY)]
+    assert "job-1-0 is nominated to gpu-a3 (the victim's node)" in f.suspects[0].evidence
+    assert f.replay.startswith("consistent:")
+    assert any("no event names the preemptor" in u for u in f.uncertainty)
+
+
+def test_all_mode_member_on_a_node_job1_does_not_use(after):
+    """protein-fold-0 runs on gpu-a2, where job-1 places nothing: still job-1's victim (All unit)."""
+    f = run(after, "pod", "research", "protein-fold-0")
+    assert f.suspects[0].name == "job-1" and f.replay.startswith("consistent:")
+
+
+def test_podgroup_victim(after):
+    f = run(after, "podgroup", "research", "protein-fold")
+    assert f.preempted and f.replay.startswith("consistent:")
+
+
+def test_spared_pod_shows_no_preemption(after):
+    f = run(after, "pod", "ml", "hpo-trials-0")
+    assert not f.preempted and not f.suspects
+    assert f.uncertainty[0].startswith("no sign of preemption by kube-scheduler")
+
+
+def test_event_names_the_preemptor(after):
+    uid = next(o["metadata"]["uid"] for o in after if o.get("kind") == "PodGroup" and o["metadata"]["name"] == "job-1")
+    ev = {"apiVersion": "v1", "kind": "Event", "metadata": {"namespace": "research", "name": "ablation-0.1"},
+          "reason": "Preempted", "message": f"Preempted by podgroup {uid} on node gpu-a3",
+          "involvedObject": {"kind": "Pod", "namespace": "research", "name": "ablation-0"}, "lastTimestamp": "2026-11-30T11:58:00Z"}
+    f = run(after + [ev], "pod", "research", "ablation-0")
+    assert f.suspects[0].confidence == NAMED and f.suspects[0].name == "job-1"
+    assert not any("no event names" in u for u in f.uncertainty)
+
+
+def test_replay_not_consistent_when_the_named_victim_was_not_picked(after):
+    """Mark a pod the analysis spares (hpo-trials-0) as preempted at the same time: the replay
+    for job-1 does not pick it, and the answer says so instead of agreeing."""
+    items = aftermath(after, {"victims": [{"namespace": "ml", "name": "hpo-trials-0"}], "placements": [],
+                              "preemptor": {"kind": "PodGroup"}})
+    f = run(items, "pod", "ml", "hpo-trials-0")
+    assert f.suspects[0].name == "job-1"
+    assert f.replay.startswith("not consistent: the replay for PodGroup ml/job-1 picks")
+
+
+def test_unknown_pod_without_events_is_an_input_error(after):
+    with pytest.raises(UserError):
+        run(after, "pod", "research", "nope")
+
+
+def test_cli_on_a_snapshot_file(after, tmp_path):
+    p = tmp_path / "after.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": after}))
+    out = CliRunner().invoke(app, ["why-preempted", "pod", "ablation-1", "-n", "research", "--snapshot", str(p), "-o", "json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.output)
+    assert d["kind"] == "PreemptionForensics" and d["preempted"] and d["suspects"][0]["name"] == "job-1"
+    assert d["time"] == "2026-11-30T11:58:00Z"

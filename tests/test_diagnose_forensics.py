@@ -90,3 +90,33 @@ def test_cli_on_a_snapshot_file(after, tmp_path):
     d = json.loads(out.output)
     assert d["kind"] == "PreemptionForensics" and d["preempted"] and d["suspects"][0]["name"] == "job-1"
     assert d["time"] == "2026-11-30T11:58:00Z"
+
+
+def test_strip_keeps_scheduler_condition_message_only_and_preempted_events():
+    from kubectl_wap.snapshot.strip import strip_object
+
+    pod = {"kind": "Pod", "metadata": {"name": "p"}, "spec": {}, "status": {"conditions": [
+        {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "evicted by team-x tool",
+         "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+    assert strip_object(pod)["status"]["conditions"] == [
+        {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+    ev = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e", "namespace": "a", "annotations": {"x": "y"}},
+          "reason": "Preempted", "message": "Preempted by pod u1 on node n1", "source": {"host": "h"},
+          "involvedObject": {"kind": "Pod", "namespace": "a", "name": "v", "fieldPath": "spec"}}
+    out = strip_object(ev)
+    assert out["involvedObject"] == {"kind": "Pod", "namespace": "a", "name": "v"} and "source" not in out
+    assert out["message"] == "Preempted by pod u1 on node n1"
+
+
+def test_redacted_event_keeps_its_relations():
+    from kubectl_wap.snapshot.redact import redactor_for
+
+    ev = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e", "namespace": "research"}, "reason": "Preempted",
+          "message": "Preempted by podgroup uid-1 on node gpu-a3",
+          "involvedObject": {"kind": "Pod", "namespace": "research", "name": "ablation-0", "uid": "u"}}
+    node = {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "gpu-a3"}}
+    r = redactor_for([ev, node], b"k" * 16)
+    red, rn = r.item(ev), r.item(node)
+    assert "gpu-a3" not in json.dumps(red) and "ablation-0" not in json.dumps(red)
+    assert red["message"].endswith(f"on node {rn['metadata']['name']}")  # same hash as the node itself
+    assert red["involvedObject"]["namespace"] == red["metadata"]["namespace"]

@@ -48,8 +48,10 @@ _POD_SPEC_KEYS = (
     "hostNetwork",
 )
 _POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName")
-# lastTransitionTime and message: when and for which kind of preemptor (why-preempted, issue 17).
-_CONDITION_KEYS = ("type", "status", "reason", "lastTransitionTime", "message")
+# lastTransitionTime: when the pod was preempted (why-preempted, issue 17). The message is kept only
+# for kube-scheduler's own reason, whose text is fixed ("<scheduler>: preempting to accommodate a
+# higher priority <pod|podgroup|compositepodgroup>", executor.go PreemptPod).
+_CONDITION_KEYS = ("type", "status", "reason", "lastTransitionTime")
 # In-place resize: the scheduler charges max(spec, allocated) while a resize is in flight.
 _CONTAINER_STATUS_KEYS = ("name", "allocatedResources", "resources")
 
@@ -145,7 +147,8 @@ def _pod(obj: Obj) -> Obj:
     st = _pick(status, _POD_STATUS_KEYS)
     if isinstance(status.get("conditions"), list):
         # Only DisruptionTarget matters (a pod being preempted); Ready & co. are per-pod noise.
-        kept = [_pick(c, _CONDITION_KEYS) for c in status["conditions"] if isinstance(c, dict) and c.get("type") == "DisruptionTarget"]
+        kept = [_pick(c, _CONDITION_KEYS + (("message",) if c.get("reason") == "PreemptionByScheduler" else ()))
+                for c in status["conditions"] if isinstance(c, dict) and c.get("type") == "DisruptionTarget"]
         if kept:
             st["conditions"] = kept
     for key in ("containerStatuses", "initContainerStatuses"):

@@ -76,3 +76,32 @@ def test_cpsat_backend_agrees_when_installed():
     res = analyze(s, "podgroup", "ml", "job-1")
     a, b = optimal_victims(s, res), optimal_victims(s, res, backend="cpsat")
     assert [st.value for st in a.solution.stages] == [st.value for st in b.solution.stages]
+
+
+def test_unmodelled_host_port_is_caught_by_our_filters_and_cut():
+    """The solver does not model host ports: its first answer (no victim: room on n1) fails
+    NodePorts there; the cut forbids it and the next answer preempts the filler on n2."""
+    items = [node("n1", cpu="8"), node("n2", cpu="4"),
+             pod("web", cpu="1", node_name="n1", priority=100), pod("filler", cpu="4", node_name="n2"),
+             pod("urgent", cpu="2", priority=10)]
+    for o in items:
+        if o["kind"] == "Pod" and o["metadata"]["name"] in ("web", "urgent"):
+            o["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80, "protocol": "TCP"}]
+    s = snap(items)
+    res = analyze(s, "pod", "default", "urgent")
+    assert [v.unit.name for v in res.victims] == ["filler"]  # n1 fails NodePorts, web outranks urgent
+    ans = optimal_victims(s, res)
+    assert ans.cuts and "NodePorts" in ans.cuts[0] and "n1" in ans.cuts[0]
+    assert [u.name for u in ans.victims] == ["filler"] and ans.placements[0][1] == "n2"
+    assert ans.status == "feasible" and ans.scheduler_places
+
+
+def test_no_time_left_reports_no_solution():
+    s = load_demo()
+    ans = optimal_victims(s, analyze(s, "podgroup", "ml", "job-1"), time_limit=0.0)
+    assert ans.status == "no-solution" and "time limit" in ans.message
+
+
+def test_scheduler_places_the_demo_optimum():
+    s = load_demo()
+    assert optimal_victims(s, analyze(s, "podgroup", "ml", "job-1")).scheduler_places is True

@@ -19,6 +19,7 @@ placement domains, scoring (the optimum need not be where kube-scheduler would p
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
+from ..framework.podgroup import PodGroupScheduler
 from ..framework.schedule_one import Scheduler
 from ..framework.state import ClusterState, build_state
 from ..framework.status import SUCCESS
@@ -36,6 +38,7 @@ from ..preemption.result import PREEMPT, Result
 from ..preemption.units import VictimUnit, build_units
 from .solver import LinearModel, Solution, solve_lexicographic
 
+MAX_CUTS = 5
 UNMODELLED = ("inter-pod affinity/anti-affinity", "topology spread", "host ports",
               "topology-aware placement domains", "scoring (where kube-scheduler would prefer the pods)")
 
@@ -51,6 +54,10 @@ class OptimalAnswer:
     variables: int = 0
     constraints: int = 0
     verify_failure: str = ""
+    # Once these victims are gone, does kube-scheduler's own cycle (as the cluster then stands, its
+    # own placement and scoring) place the group? None: not checked.
+    scheduler_places: bool | None = None
+    cuts: list[str] = field(default_factory=list)  # placements our Filters refused, excluded before solving again
     unmodelled: tuple[str, ...] = UNMODELLED
 
     @property
@@ -89,7 +96,12 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         fits_alloc = np.all(state.alloc >= _req(state, group[0]), axis=1) & (state.alloc_pods >= 1)
         for i in np.flatnonzero((codes == SUCCESS) & fits_alloc):
             z[(s, int(i))] = m.var(len(group), f"z{s}_{state.nodes[int(i)].name}")
-    nodes = sorted({i for _, i in z})
+    on_node: dict[int, list[tuple[int, int]]] = defaultdict(list)  # node -> [(shape, var)]
+    of_shape: dict[int, list[int]] = defaultdict(list)
+    for (s, i), v in z.items():
+        on_node[i].append((s, v))
+        of_shape[s].append(v)
+    nodes = sorted(on_node)
     node_set = set(nodes)
     x: dict[int, int] = {}
     for k, u in enumerate(units):
@@ -105,8 +117,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
             return OptimalAnswer("infeasible", f"no node passes the static filters for {leaf}'s pods")
         m.row(vs, [1] * len(vs), lo=n)
     for s, group in enumerate(shape_list):
-        vs = [v for (s2, _), v in z.items() if s2 == s]
-        if vs:
+        if vs := of_shape.get(s):
             m.row(vs, [1] * len(vs), hi=len(group))
     # Resources per node: incoming - freed <= free (nominated pods of >= priority reserve room).
     reserved = np.zeros_like(state.requested)
@@ -122,25 +133,21 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
             i = state.where.get(p.uid)
             if i is not None and i in node_set:
                 unit_pods_on[i].append((k, p))
+    shape_req = [_req(state, g[0]) for g in shape_list]
     for i in nodes:
         free = state.alloc[i] - state.requested[i] - reserved[i]
+        victims_here = [(x[k], _req(state, p)) for k, p in unit_pods_on.get(i, ())]
         for r in range(len(state.resources)):
-            idx, coef = [], []
-            for (s, j), v in z.items():
-                if j == i:
-                    amt = int(_req(state, shape_list[s][0])[r])
-                    if amt:
-                        idx.append(v)
-                        coef.append(amt)
+            idx = [v for s, v in on_node[i] if shape_req[s][r]]
             if not idx:
                 continue
+            coef = [int(shape_req[s][r]) for s, v in on_node[i] if shape_req[s][r]]
             freed: dict[int, int] = defaultdict(int)
-            for k, p in unit_pods_on.get(i, ()):
-                amt = int(_req(state, p)[r])
-                if amt:
-                    freed[x[k]] += amt
+            for v, rq in victims_here:
+                if rq[r]:
+                    freed[v] += int(rq[r])
             m.row(idx + list(freed), coef + [-a for a in freed.values()], hi=int(free[r]))
-        idx = [v for (s, j), v in z.items() if j == i]
+        idx = [v for _, v in on_node[i]]
         freed_n: dict[int, int] = defaultdict(int)
         for k, _ in unit_pods_on.get(i, ()):
             freed_n[x[k]] += 1
@@ -169,25 +176,61 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     objectives.append(("victim pods", [x[k] for k in x], [len(units[k].pods) for k in x]))
     objectives.append(("victim units", [x[k] for k in x], [1] * len(x)))
 
-    sol = solve_lexicographic(m, objectives, time_limit, backend)
-    ans = OptimalAnswer("", "", solution=sol, variables=len(m.ub), constraints=len(m.rows))
-    if sol.values is None:
-        ans.status = "infeasible" if sol.infeasible else "no-solution"
-        ans.message = ("no placement exists under the modelled constraints" if sol.infeasible
-                       else f"no solution within the time limit ({time_limit:g} s)")
-        return ans
-    vals = sol.values
-    ans.victims = [units[k] for k, v in x.items() if vals[v]]
-    ans.pdb_violations = sum(vals[w] for w in viol)
-    # Turn the counts into pods on nodes, in kube-scheduler's order, and check them with our Filters.
-    counts = {key: vals[v] for key, v in z.items() if vals[v]}
-    ans.placements, ans.verify_failure = _verify(state, sched, shape_list, counts, ans.victims)
-    if ans.verify_failure:
-        ans.status, ans.message = "unverified", f"the solver's placement fails our Filter plugins: {ans.verify_failure}"
+    deadline = time.monotonic() + time_limit
+    cuts: list[str] = []
+    while True:
+        sol = solve_lexicographic(m, objectives, max(deadline - time.monotonic(), 0.0), backend)
+        ans = OptimalAnswer("", "", solution=sol, variables=len(m.ub), constraints=len(m.rows), cuts=cuts)
+        if sol.values is None:
+            ans.status = "infeasible" if sol.infeasible else "no-solution"
+            ans.message = ("no placement exists under the modelled constraints" + (" and the cuts" if cuts else "")
+                           if sol.infeasible else f"no solution within the time limit ({time_limit:g} s)")
+            return ans
+        vals = sol.values
+        ans.victims = [units[k] for k, v in x.items() if vals[v]]
+        ans.pdb_violations = sum(vals[w] for w in viol)
+        # Turn the counts into pods on nodes, in kube-scheduler's order, and check them with our Filters.
+        counts = {key: vals[v] for key, v in z.items() if vals[v]}
+        ans.placements, failure = _verify(state, sched, shape_list, counts, ans.victims)
+        if failure is None:
+            break
+        (s_, i_, before), ans.verify_failure = failure
+        if len(cuts) >= MAX_CUTS:
+            ans.status, ans.message = "unverified", f"the solver's placement fails our Filter plugins: {ans.verify_failure}"
+            return ans
+        # No more pods of this shape on that node than the Filters accepted; solve again.
+        cuts.append(f"at most {before} pod(s) like {shape_list[s_][0].key} on {state.nodes[i_].name}: {ans.verify_failure}")
+        m.ub[z[(s_, i_)]] = before
+    ans.verify_failure = ""
+    ans.scheduler_places = _scheduler_places(state, sched, index, gates, res, ans.victims, len(pods))
+    if cuts:
+        # Not exact: a cut from a cross-node plugin (affinity, spread) may
+        # forbid placements that another arrangement of the other pods would allow.
+        ans.status = "feasible"
+        ans.message = f"best found after {len(cuts)} cut(s) from our Filter plugins (optimal under the cuts, not proven overall)"
     else:
         ans.status = "optimal" if sol.optimal else "feasible"
         ans.message = "proven optimal" if sol.optimal else "best found within the time limit"
     return ans
+
+
+def _scheduler_places(state: ClusterState, sched: Scheduler, index: GroupIndex, gates: Gates, res: Result,
+                      victims: list[VictimUnit], placed: int) -> bool:
+    """With the victims removed, kube-scheduler's first step (the pod-group cycle, or the pod's
+    scheduling cycle) places at least as many pods as its own preemption answer did."""
+    cp = state.checkpoint()
+    try:
+        state.remove_pods([p for u in victims for p in u.pods])
+        pre = res.preemptor
+        if pre.kind == "Pod":
+            return sched.schedule(pre.pods[0]).ok
+        root = (index.pgs if pre.kind == "PodGroup" else index.cpgs).get((pre.namespace, pre.name))
+        if root is None:
+            return False
+        r = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling).run_root(root)
+        return r.status.code == SUCCESS and len(r.assignments) >= placed
+    finally:
+        state.rollback(cp)
 
 
 def _req(state: ClusterState, p: Pod) -> np.ndarray:
@@ -197,9 +240,10 @@ def _req(state: ClusterState, p: Pod) -> np.ndarray:
 
 
 def _verify(state: ClusterState, sched: Scheduler, shapes: list[list[Pod]], counts: dict[tuple[int, int], int],
-            victims: list[VictimUnit]) -> tuple[list[tuple[Pod, str]], str]:
+            victims: list[VictimUnit]) -> tuple[list[tuple[Pod, str]], tuple[tuple[int, int, int], str] | None]:
     """Remove the victims, then place each pod on its solver node through Filter (with nominated
-    pods) and assume it, as the scheduling cycle would; roll everything back after."""
+    pods) and assume it, as the scheduling cycle would; roll everything back after. On failure:
+    ((shape, node, pods of that shape the node accepted before), why)."""
     cp = state.checkpoint()
     out: list[tuple[Pod, str]] = []
     try:
@@ -208,13 +252,13 @@ def _verify(state: ClusterState, sched: Scheduler, shapes: list[list[Pod]], coun
             slots = [(i, c) for (s2, i), c in sorted(counts.items()) if s2 == s]
             it = iter(group)
             for i, c in slots:
-                for _ in range(c):
+                for n in range(c):
                     p = next(it)
                     st = sched.filter_with_nominated(p, pre_filter(state, p), i)
                     if not st.ok:
-                        return out, f"pod {p.key} on {state.nodes[i].name}: {st.plugin} ({st.message})"
+                        return out, ((s, i, n), f"pod {p.key} on {state.nodes[i].name}: {st.plugin} ({st.message})")
                     state.add_pod(p, i)
                     out.append((p, state.nodes[i].name))
     finally:
         state.rollback(cp)
-    return out, ""
+    return out, None

@@ -293,31 +293,45 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
         why = f"nominated to {res.nominated_node}; waiting for victims to terminate"
     elif res.outcome == PREEMPT:
         why = ""
-    su = scale_up.one_node(snap, kind, ns, name, pods[0], gates) if scale_up is not None else ""
+    su = scale_up.one_node(snap, root, pods[0], gates) if scale_up is not None else ""
     return PendingRow(reason=plain, upstream=upstream, preemption=help_, preemption_why=why, victim_pods=vp,
                       victim_units=vu, outcome=res.outcome, scale_up=su, **common)
 
 
 class ScaleUp:
-    """Would one more node of a template make the row schedulable without preemption? Each
-    trial is the real analysis on the snapshot plus that node (autoscale.scaleup), tried only
-    for templates whose shape fits the row's first pod at all."""
+    """Would one more node of a template make the row schedulable without preemption? Per
+    template, the snapshot plus one node of it is built once (a ClusterState shared by every row,
+    like the main one); per row, the pod-group cycle (or the pod's scheduling cycle) runs on it,
+    the same first step the analysis runs. Templates whose shape does not fit the row's first pod
+    at all (autoscale.overschedule.template_fit) are not tried."""
 
     def __init__(self, templates: list):
         self.templates = templates
+        self._built: dict[str, tuple[Scheduler, PodGroupScheduler, GroupIndex]] = {}
 
     def names(self) -> list[str]:
         return [t.name for t in self.templates]
 
-    def one_node(self, snap: Snapshot, kind: str, namespace: str, name: str, pod: Pod, gates: Gates) -> str:
+    def _with(self, snap: Snapshot, t, gates: Gates) -> tuple[Scheduler, PodGroupScheduler, GroupIndex]:
+        got = self._built.get(t.name)
+        if got is None:
+            from ..autoscale.scaleup import with_nodes
+
+            grown = with_nodes(snap, {t.name: t}, {t.name: 1})
+            index = GroupIndex.build(grown, composite_enabled=gates.composite_pod_group)
+            sched = Scheduler(build_state(grown), [p for p in grown.pods if p.nominated_node_name and not p.scheduled])
+            got = self._built[t.name] = (sched, PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling), index)
+        return got
+
+    def one_node(self, snap: Snapshot, root: Group | None, pod: Pod, gates: Gates) -> str:
         from ..autoscale.overschedule import template_fit
-        from ..autoscale.scaleup import Simulator
 
         helps = []
-        sim = Simulator(snap, kind.lower(), namespace, name, gates, self.templates)
         for t in self.templates:
             if template_fit(pod, t) is not None:
                 continue
-            if sim.trial({t.name: 1}).works_min:
+            sched, pgs, _ = self._with(snap, t, gates)
+            ok = sched.schedule(pod).ok if root is None else pgs.run_root(root).status.code == SUCCESS
+            if ok:
                 helps.append(t.name)
         return ", ".join(f"+1 {n}" for n in helps) if helps else "no"

@@ -102,6 +102,7 @@ def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
                         "victimPodsByPriority": _by_priority(ans.victims),
                         "victims": [unit_ref(u) for u in ans.victims],
                         "placements": [{"pod": {"namespace": p.namespace, "name": p.name}, "node": n} for p, n in ans.placements]}
+        d["optimum"]["schedulerPlacesIt"] = ans.scheduler_places
         if ans.verify_failure:
             d["optimum"]["verifyFailure"] = ans.verify_failure
         d["summary"] = _optimal_summary(d)
@@ -145,6 +146,12 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
         by = lambda x: ", ".join(f"{v} at {k}" for k, v in x.items()) or "none"  # noqa: E731
         console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
                       f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
+        if o.get("schedulerPlacesIt") is not None:
+            say = ("kube-scheduler's own cycle places the group once these victims are gone (its nodes may differ from the table)"
+                   if o["schedulerPlacesIt"] else
+                   "kube-scheduler's own cycle would not place the group with only these victims gone (its greedy placement "
+                   "needs more room than this packing)")
+            console.print(say + ".", highlight=False)
     sv = d.get("solver")
     if sv:
         secs = sum(s["seconds"] for s in sv["stages"])

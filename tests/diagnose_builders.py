@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from test_autoscale import gang, node  # noqa: F401 - re-exported builders
 
 from kubectl_wap.snapshot.convert import build_snapshot
@@ -49,27 +52,5 @@ def snap(items):
     return build_snapshot(items)
 
 
-def aftermath(items, doc, at="2026-11-30T11:58:00Z", scheduler="default-scheduler"):
-    """The cluster as our whatif answer would leave it right after the preemption (executor.go
-    PreemptPod): every victim gets DisruptionTarget (PreemptionByScheduler) and a deletionTimestamp,
-    and each preemptor pod its nominatedNodeName."""
-    import copy
-
-    victims = {(v["namespace"], v["name"]) for v in doc["victims"]}
-    nominated = {(p["pod"]["namespace"], p["pod"]["name"]): p["node"] for p in doc["placements"]}
-    typ = doc["preemptor"]["kind"].lower()
-    out = []
-    for o in items:
-        o = copy.deepcopy(o)
-        if isinstance(o, dict) and o.get("kind") == "Pod":
-            md, st = o["metadata"], o.setdefault("status", {})
-            key = (md.get("namespace") or "default", md["name"])
-            if key in victims:
-                md["deletionTimestamp"] = at
-                st["conditions"] = [c for c in st.get("conditions") or [] if c.get("type") != "DisruptionTarget"] + [
-                    {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "lastTransitionTime": at,
-                     "message": f"{scheduler}: preempting to accommodate a higher priority {typ}"}]
-            if key in nominated:
-                st["nominatedNodeName"] = nominated[key]
-        out.append(o)
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from make_demo_after import aftermath  # noqa: E402,F401 - the same aftermath the README's example file is made with

@@ -35,7 +35,9 @@ def test_victim_on_a_placement_node_names_job1_and_replays_consistently(after):
     f = run(after, "pod", "research", "ablation-0")
     assert f.preempted and f.priority == 100
     assert [(s.kind, s.namespace, s.name, s.confidence) for s in f.suspects] == [("PodGroup", "ml", "job-1", LIKELY)]
-    assert "job-1-0 is nominated to gpu-a3 (the victim's node)" in f.suspects[0].evidence
+    # the placement table (docs/demo.md): job-1-0, 5, 10, 15 go to gpu-a3, ablation-0's node
+    assert f.suspects[0].evidence == [
+        "16 pod(s) nominated on 5 node(s) (gpu-a3, gpu-a4, gpu-b2, gpu-b3 ...); job-1-0, job-1-5, job-1-10 ... on the victim's node"]
     assert f.replay.startswith("consistent:")
     assert any("no event names the preemptor" in u for u in f.uncertainty)
 
@@ -120,3 +122,31 @@ def test_redacted_event_keeps_its_relations():
     assert "gpu-a3" not in json.dumps(red) and "ablation-0" not in json.dumps(red)
     assert red["message"].endswith(f"on node {rn['metadata']['name']}")  # same hash as the node itself
     assert red["involvedObject"]["namespace"] == red["metadata"]["namespace"]
+
+
+def test_victim_gone_event_without_known_uid_and_a_pod_that_started_on_its_node():
+    from diagnose_builders import node, pod
+
+    ev = {"apiVersion": "v1", "kind": "Event", "metadata": {"namespace": "default", "name": "old.1"}, "reason": "Preempted",
+          "message": "Preempted by pod 0000-gone on node n1", "involvedObject": {"kind": "Pod", "namespace": "default", "name": "old"},
+          "lastTimestamp": "2026-11-30T11:00:00Z"}
+    winner = pod("winner", cpu="3", node_name="n1", priority=10)
+    winner["status"]["startTime"] = "2026-11-30T11:00:30Z"
+    late = pod("late", cpu="1", node_name="n2", priority=10)
+    late["status"]["startTime"] = "2026-11-30T13:00:00Z"  # outside the window
+    items = [node("n1"), node("n2"), winner, late, ev]
+    f = run(items, "pod", "default", "old")
+    assert f.preempted and f.node == "n1" and f.time is not None
+    assert [(s.name, s.confidence) for s in f.suspects] == [("winner", LIKELY)]
+    assert f.suspects[0].evidence == ["1 pod(s) started after the preemption on 1 node(s) (n1); winner on the victim's node"]
+    assert f.replay.startswith("not replayed: the preemptor is already bound")
+
+
+def test_example_file_is_current():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, str(repo / "tools" / "make_demo_after.py"), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

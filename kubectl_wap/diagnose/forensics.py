@@ -100,6 +100,8 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
         if m := _EVENT.search(e.message):
             types.add(m.group(1))
             named.append((m.group(1), m.group(2), e))
+            if not out.node:  # the victim is gone: the event still says where the preemptor was nominated
+                out.node = m.group(3)
         elif e.related_name:
             named.append((e.related_kind.lower(), e.related_uid, e))
         if out.time is None:
@@ -117,6 +119,8 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
                                "PreemptionByScheduler and no Preempted event; it may have been evicted or deleted another way, "
                                "or the evidence is gone (events expire after an hour by default)")
         return out
+    if not pods:
+        out.uncertainty.append("the victim is no longer in the cluster state: its priority is unknown, so pods of any priority are considered")
     if types:
         out.evidence.append(f"the preemptor was a {', '.join(sorted(types))} (from the condition/event message)")
     out.suspects = _suspects(snap, index, gates, out, named, types, window)
@@ -161,33 +165,41 @@ def _suspects(snap: Snapshot, index: GroupIndex, gates: Gates, f: Forensics, nam
         s.evidence.append(f"the Preempted event names it ({typ} {uid})")
     victim_nodes = set(f.node.split(", ")) if f.node else set()
     prio = f.priority if f.priority is not None else -(2**63)
+    # Per suspect: (pod, node, on the victim's node) for nominated pods and for pods started after the preemption.
+    nominated: dict[tuple[str, str, str], list[tuple[str, str, bool]]] = {}
+    started: dict[tuple[str, str, str], list[tuple[str, str, bool]]] = {}
+    prios: dict[tuple[str, str, str], int] = {}
     for p in snap.pods:
-        if p.terminal or (p.priority or 0) <= prio:
+        if p.terminal:
             continue
         key = _owner(index, p)
-        if types and key[0] not in {KIND_OF[t] for t in types}:
+        if key in found:
+            found[key].priority = max(found[key].priority, p.priority or 0)
+        if (p.priority or 0) <= prio or (types and key[0] not in {KIND_OF[t] for t in types}):
             continue
-        ev = ""
-        strong = False
         if p.nominated_node_name and not p.node_name:
-            strong = p.nominated_node_name in victim_nodes
-            ev = f"{p.name} is nominated to {p.nominated_node_name}" + (" (the victim's node)" if strong else "")
+            nominated.setdefault(key, []).append((p.name, p.nominated_node_name, p.nominated_node_name in victim_nodes))
         elif p.node_name and f.time is not None and p.start_time is not None and f.time <= p.start_time <= f.time + window:
-            strong = p.node_name in victim_nodes
-            ev = f"{p.name} started on {p.node_name} at {_iso(p.start_time)}, after the preemption"
-        if not ev:
+            started.setdefault(key, []).append((p.name, p.node_name, p.node_name in victim_nodes))
+        else:
             continue
+        prios[key] = max(prios.get(key, 0), p.priority or 0)
+    for key in list(nominated) + [k for k in started if k not in nominated]:
         s = found.get(key)
         if s is None:
-            s = found[key] = Suspect(*key, priority=p.priority or 0, confidence=POSSIBLE)
-        s.priority = max(s.priority, p.priority or 0)
-        if s.confidence != NAMED and (strong or key[0] != "Pod"):
+            s = found[key] = Suspect(*key, priority=prios[key], confidence=POSSIBLE)
+        for what, rows in (("nominated", nominated.get(key, [])), ("started after the preemption", started.get(key, []))):
+            if not rows:
+                continue
+            here = [n for n, _, on in rows if on]
+            nodes = sorted({node for _, node, _ in rows})
+            line = f"{len(rows)} pod(s) {what} on {len(nodes)} node(s) ({', '.join(nodes[:4])}{' ...' if len(nodes) > 4 else ''})"
+            if here:
+                line += f"; {', '.join(here[:3])}{' ...' if len(here) > 3 else ''} on the victim's node"
+            s.evidence.append(line)
             # Workload-aware preemption takes victims anywhere in the cluster: a nominated group is likely.
-            s.confidence = LIKELY
-        if len(s.evidence) < 4:
-            s.evidence.append(ev)
-        elif len(s.evidence) == 4:
-            s.evidence.append("...")
+            if s.confidence != NAMED and (here or key[0] != "Pod"):
+                s.confidence = LIKELY
     rank = {NAMED: 0, LIKELY: 1, POSSIBLE: 2}
     return sorted(found.values(), key=lambda s: (rank[s.confidence], -s.priority, s.namespace, s.name))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from . import gc_paused
 from ..errors import UserError
 from ..framework.groups import GroupIndex
 from ..model import Pod, Snapshot
@@ -57,6 +58,7 @@ class Forensics:
     uncertainty: list[str] = field(default_factory=list)
 
 
+@gc_paused
 def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], events: list[PreemptedEvent], kind: str,
                   namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW) -> Forensics:
     gates = gates or Gates()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import gc_paused
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.podgroup import PodGroupScheduler
@@ -33,6 +34,7 @@ from ..framework.state import ClusterState, build_state
 from ..framework.status import SUCCESS
 from ..model import Pod, Snapshot
 from ..preemption.gates import Gates
+from ..preemption.importance import by_importance
 from ..preemption.pdb import pdb_matches
 from ..preemption.result import PREEMPT, Result
 from ..preemption.units import VictimUnit, build_units
@@ -65,6 +67,7 @@ class OptimalAnswer:
         return sum(len(u.pods) for u in self.victims)
 
 
+@gc_paused
 def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, time_limit: float = 10.0,
                     backend: str = "highs") -> OptimalAnswer:
     """The exact answer for the preemptor of `res` (a workload-aware or default analysis)."""
@@ -187,7 +190,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
                            if sol.infeasible else f"no solution within the time limit ({time_limit:g} s)")
             return ans
         vals = sol.values
-        ans.victims = [units[k] for k, v in x.items() if vals[v]]
+        ans.victims = by_importance([units[k] for k, v in x.items() if vals[v]])  # most important first
         ans.pdb_violations = sum(vals[w] for w in viol)
         # Turn the counts into pods on nodes, in kube-scheduler's order, and check them with our Filters.
         counts = {key: vals[v] for key, v in z.items() if vals[v]}

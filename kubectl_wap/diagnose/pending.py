@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import gc_paused
 from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.podgroup import PodGroupScheduler
 from ..framework.schedule_one import Scheduler, fit_error_message
@@ -218,6 +219,7 @@ def _preemption(res: Result) -> tuple[str, int, int]:
     return NO_HELP, 0, 0
 
 
+@gc_paused
 def triage(
     snap: Snapshot,
     gates: Gates | None = None,

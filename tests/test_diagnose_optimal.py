@@ -105,3 +105,16 @@ def test_no_time_left_reports_no_solution():
 def test_scheduler_places_the_demo_optimum():
     s = load_demo()
     assert optimal_victims(s, analyze(s, "podgroup", "ml", "job-1")).scheduler_places is True
+
+
+def test_optimal_section_matches_the_report_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "kubectl_wap" / "report" / "schema.json").read_text())
+    for args in (["podgroup", "job-1", "-n", "ml"], ["podgroup", "small-eval", "-n", "ml"], ["pod", "urgent-report", "-n", "batch"]):
+        out = CliRunner().invoke(app, ["whatif", *args, "--demo", "--optimal", "-o", "json"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.output)
+        jsonschema.validate(doc, schema)
+        assert "optimal" in doc

@@ -157,3 +157,29 @@ def test_demo_cli_rows_match_whatif():
 def test_cli_bad_selector_is_one_line():
     out = CliRunner().invoke(app, ["pending", "-A", "--demo", "-l", "team"])
     assert out.exit_code == 2
+
+
+def test_composite_pod_group_tree_is_one_row_at_its_root():
+    cpg = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"namespace": "default", "name": "ray"},
+           "spec": {"priority": 100, "schedulingPolicy": {"gang": {"minGroupCount": 2}}}}
+    items = [node("n1", cpu="2"), cpg]
+    for child in ("head", "workers"):
+        g = gang(child, 1, priority=100)
+        g["spec"]["parentCompositePodGroupName"] = "ray"
+        items += [g, pod(f"{child}-0", cpu="2", group=child, priority=100)]
+    t = rows(items)
+    assert list(t) == ["default/ray"]
+    r = t["default/ray"]
+    assert (r.kind, r.pending_pods, r.priority) == ("CompositePodGroup", 2, 100)
+    # each pod fits the 2-cpu node alone, not both: the tree's gang (minGroupCount 2) fails
+    assert r.reason.startswith("gang needs 2 child group(s) at once (minGroupCount)")
+    assert r.preemption == "no"
+
+
+def test_cli_yaml_outputs():
+    import yaml
+
+    out = CliRunner().invoke(app, ["pending", "-n", "ml", "--demo", "-o", "yaml", "--no-scale-up"])
+    assert out.exit_code == 0, out.output
+    doc = yaml.safe_load(out.output)
+    assert {r["namespace"] for r in doc["items"]} == {"ml"} and doc["nodeTemplates"] == []

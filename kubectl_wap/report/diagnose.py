@@ -105,6 +105,8 @@ def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
         d["optimum"]["schedulerPlacesIt"] = ans.scheduler_places
         if ans.verify_failure:
             d["optimum"]["verifyFailure"] = ans.verify_failure
+        if ans.cuts:
+            d["optimum"]["cuts"] = list(ans.cuts)
         d["summary"] = _optimal_summary(d)
     else:
         d["summary"] = ans.message

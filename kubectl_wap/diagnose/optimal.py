@@ -60,6 +60,7 @@ class OptimalAnswer:
     # own placement and scoring) place the group? None: not checked.
     scheduler_places: bool | None = None
     cuts: list[str] = field(default_factory=list)  # placements our Filters refused, excluded before solving again
+    scheduler_pdb_violations: int = 0  # kube-scheduler's victims, counted as the model counts them
     unmodelled: tuple[str, ...] = UNMODELLED
 
     @property
@@ -183,7 +184,8 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     cuts: list[str] = []
     while True:
         sol = solve_lexicographic(m, objectives, max(deadline - time.monotonic(), 0.0), backend)
-        ans = OptimalAnswer("", "", solution=sol, variables=len(m.ub), constraints=len(m.rows), cuts=cuts)
+        ans = OptimalAnswer("", "", solution=sol, variables=len(m.ub), constraints=len(m.rows), cuts=cuts,
+                            scheduler_pdb_violations=pdb_violations(snap, [v.unit for v in res.victims]))
         if sol.values is None:
             ans.status = "infeasible" if sol.infeasible else "no-solution"
             ans.message = ("no placement exists under the modelled constraints" + (" and the cuts" if cuts else "")
@@ -215,6 +217,17 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         ans.status = "optimal" if sol.optimal else "feasible"
         ans.message = "proven optimal" if sol.optimal else "best found within the time limit"
     return ans
+
+
+def pdb_violations(snap: Snapshot, units: list[VictimUnit]) -> int:
+    """Victim pods beyond each budget's disruptionsAllowed, summed over budgets: what the model's
+    first objective counts (a pod already in disruptedPods does not count again)."""
+    out = 0
+    pods = [p for u in units for p in u.pods]
+    for b in snap.pdbs:
+        n = sum(1 for p in pods if p.namespace == b.namespace and p.name not in b.disrupted_pods and pdb_matches(b, p))
+        out += max(n - max(b.disruptions_allowed, 0), 0)
+    return out
 
 
 def _scheduler_places(state: ClusterState, sched: Scheduler, index: GroupIndex, gates: Gates, res: Result,

@@ -88,7 +88,7 @@ def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
     sched_units = len(res.victims)
     d: dict[str, Any] = {
         "status": ans.status, "message": ans.message,
-        "scheduler": {"victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": res.num_pdb_violations,
+        "scheduler": {"victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": ans.scheduler_pdb_violations,
                       "victimPodsByPriority": _by_priority([v.unit for v in res.victims])},
         "objective": ["PDB violations", "victim pods per priority level, highest first", "victim pods", "victim units"],
         "unmodelled": list(ans.unmodelled),
@@ -131,8 +131,22 @@ def _optimal_summary(d: dict) -> str:
     if same:
         return (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); that is already the fewest "
                 f"by upstream's importance order ({d['status']})")
-    proven = "proven optimal" if d["status"] == "optimal" else "best found within the time limit (not proven optimal)"
-    return head + f" ({proven})"
+    proven = "proven optimal" if d["status"] == "optimal" else "best found (not proven optimal)"
+    return head + f" ({proven}; {_decides(s, o)})"
+
+
+def _decides(s: dict, o: dict) -> str:
+    """The first criterion of the importance order on which the optimum is better."""
+    if o["pdbViolations"] != s["pdbViolations"]:
+        return f"PDB violations {o['pdbViolations']} vs {s['pdbViolations']}"
+    levels = sorted({int(k) for k in list(s["victimPodsByPriority"]) + list(o["victimPodsByPriority"])}, reverse=True)
+    for lvl in levels:
+        a, b = o["victimPodsByPriority"].get(str(lvl), 0), s["victimPodsByPriority"].get(str(lvl), 0)
+        if a != b:
+            return f"victim pods at priority {lvl}: {a} vs {b}"
+    if o["victimPods"] != s["victimPods"]:
+        return f"victim pods {o['victimPods']} vs {s['victimPods']}"
+    return f"victim units {o['victimUnits']} vs {s['victimUnits']}"
 
 
 def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:

@@ -622,7 +622,7 @@ def complete_main() -> None:
         cands = COMMANDS
     elif partial.startswith("-"):
         cands = FLAGS
-    elif words[0] in ("whatif", "explain") and len(words) == 1:
+    elif words[0] in ("whatif", "explain", "why-preempted") and len(words) == 1:
         cands = KIND_WORDS
     else:
         cands = []

@@ -68,6 +68,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo(
         "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", True, ()
     ),
+    ResourceInfo("", "v1", "events", "event", "Event", True, ("ev",)),  # read only with --events (why-preempted)
 )
 _BY_KIND = {r.kind: r for r in RESOURCES}
 

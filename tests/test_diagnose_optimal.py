@@ -118,3 +118,26 @@ def test_optimal_section_matches_the_report_schema():
         doc = json.loads(out.output)
         jsonschema.validate(doc, schema)
         assert "optimal" in doc
+
+
+def test_scheduler_unschedulable_but_a_packing_exists():
+    """Greedy spreading defeats kube-scheduler here: with every candidate removed it puts a (1 cpu)
+    on n1 and b (1 cpu) on n2 (least allocated), and c (4 cpu) then fits nowhere: Unschedulable.
+    Packing a and b next to f1 on n1 and evicting only f2 places all three."""
+    items = [node("n1", cpu="4"), node("n2", cpu="4"), pod("f1", cpu="1", node_name="n1"), pod("f2", cpu="1", node_name="n2"),
+             gang("job", 3, priority=100)]
+    items += [pod(n, cpu=c, group="job", priority=100, created=f"2026-11-30T11:0{i}:00Z") for i, (n, c) in enumerate([("a", "1"), ("b", "1"), ("c", "4")])]
+    s = snap(items)
+    res = analyze(s, "podgroup", "default", "job")
+    assert res.outcome == "Unschedulable"
+    ans = optimal_victims(s, res)
+    assert ans.status == "optimal" and [u.name for u in ans.victims] == ["f2"]
+    assert dict((p.name, n) for p, n in ans.placements) == {"a": "n1", "b": "n1", "c": "n2"}
+    assert ans.scheduler_places is False
+
+
+def test_giant_has_no_placement_at_all():
+    s = load_demo()
+    res = analyze(s, "podgroup", "research", "giant")
+    ans = optimal_victims(s, res)
+    assert ans.status == "infeasible" and "no node can hold giant's pods at all" in ans.message

@@ -32,11 +32,11 @@ from ..framework.podgroup import PodGroupScheduler
 from ..framework.schedule_one import Scheduler
 from ..framework.state import ClusterState, build_state
 from ..framework.status import SUCCESS
-from ..model import Pod, Snapshot
+from ..model import NEVER, Pod, Snapshot
 from ..preemption.gates import Gates
 from ..preemption.importance import by_importance
 from ..preemption.pdb import pdb_matches
-from ..preemption.result import PREEMPT, Result
+from ..preemption.result import PREEMPT, UNSCHEDULABLE, Result
 from ..preemption.units import VictimUnit, build_units
 from .solver import LinearModel, Solution, solve_lexicographic
 
@@ -72,7 +72,10 @@ class OptimalAnswer:
 def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, time_limit: float = 10.0,
                     backend: str = "highs") -> OptimalAnswer:
     """The exact answer for the preemptor of `res` (a workload-aware or default analysis)."""
-    if res.outcome != PREEMPT:
+    pre = res.preemptor
+    gang_unschedulable = (res.outcome == UNSCHEDULABLE and pre.kind in ("PodGroup", "Pod") and bool(pre.pods)
+                          and pre.preemption_policy != NEVER)
+    if res.outcome != PREEMPT and not gang_unschedulable:
         return OptimalAnswer("not-applicable", f"kube-scheduler's answer is {res.outcome}: there are no victims to minimize")
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
@@ -85,6 +88,9 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     need: dict[str, int] = defaultdict(int)  # leaf group (or the pod itself) -> pods kube-scheduler places
     for p in pods:
         need[p.pod_group_name or p.key] += 1
+    if res.outcome == UNSCHEDULABLE:
+        # kube-scheduler places nothing: ask for what the gang needs (minCount less its running members).
+        need = _min_need(index, res)
     units = build_units(state, index, gates.generic_workload, below=prio)
 
     m = LinearModel()
@@ -118,7 +124,8 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     for leaf, n in need.items():
         vs = by_leaf.get(leaf, [])
         if not vs:
-            return OptimalAnswer("infeasible", f"no node passes the static filters for {leaf}'s pods")
+            return OptimalAnswer("infeasible", f"no node can hold {leaf}'s pods at all (taints, node affinity, cordons, "
+                                               "or allocatable below one pod's requests)")
         m.row(vs, [1] * len(vs), lo=n)
     for s, group in enumerate(shape_list):
         if vs := of_shape.get(s):
@@ -207,7 +214,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         cuts.append(f"at most {before} pod(s) like {shape_list[s_][0].key} on {state.nodes[i_].name}: {ans.verify_failure}")
         m.ub[z[(s_, i_)]] = before
     ans.verify_failure = ""
-    ans.scheduler_places = _scheduler_places(state, sched, index, gates, res, ans.victims, len(pods))
+    ans.scheduler_places = _scheduler_places(state, sched, index, gates, res, ans.victims, sum(need.values()))
     if cuts:
         # Not exact: a cut from a cross-node plugin (affinity, spread) may
         # forbid placements that another arrangement of the other pods would allow.
@@ -217,6 +224,17 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         ans.status = "optimal" if sol.optimal else "feasible"
         ans.message = "proven optimal" if sol.optimal else "best found within the time limit"
     return ans
+
+
+def _min_need(index: GroupIndex, res: Result) -> dict[str, int]:
+    pre = res.preemptor
+    if pre.kind == "Pod":
+        return {pre.pods[0].key: 1}
+    pg = index.pgs.get((pre.namespace, pre.name))
+    if pg is None:
+        return {}
+    running = len(pre.running)
+    return {pg.name: max(pg.min_count - running, 1) if pg.policy == "gang" else 1}
 
 
 def pdb_violations(snap: Snapshot, units: list[VictimUnit]) -> int:

@@ -88,7 +88,7 @@ def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
     sched_units = len(res.victims)
     d: dict[str, Any] = {
         "status": ans.status, "message": ans.message,
-        "scheduler": {"victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": ans.scheduler_pdb_violations,
+        "scheduler": {"outcome": res.outcome, "victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": ans.scheduler_pdb_violations,
                       "victimPodsByPriority": _by_priority([v.unit for v in res.victims])},
         "objective": ["PDB violations", "victim pods per priority level, highest first", "victim pods", "victim units"],
         "unmodelled": list(ans.unmodelled),
@@ -108,6 +108,8 @@ def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
         if ans.cuts:
             d["optimum"]["cuts"] = list(ans.cuts)
         d["summary"] = _optimal_summary(d)
+    elif res.outcome != "Preempt" and ans.status != "not-applicable":
+        d["summary"] = f"kube-scheduler finds no placement ({res.outcome}); {ans.message}"
     else:
         d["summary"] = ans.message
     return d
@@ -122,6 +124,11 @@ def _by_priority(units: list) -> dict[str, int]:
 
 def _optimal_summary(d: dict) -> str:
     s, o = d["scheduler"], d["optimum"]
+    if s.get("outcome", "Preempt") != "Preempt":
+        proven = "proven optimal" if d["status"] == "optimal" else "best found, not proven optimal"
+        places = ("; kube-scheduler's own cycle would not find it" if o.get("schedulerPlacesIt") is False else "")
+        return (f"kube-scheduler finds no placement ({s['outcome']}); a placement needing {o['victimUnits']} unit(s) "
+                f"({o['victimPods']} pod(s)) exists ({proven}){places}")
     head = (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); "
             f"a placement needing {o['victimUnits']} unit(s) ({o['victimPods']} pod(s)) exists")
     if d["status"] == "unverified":

@@ -133,7 +133,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
         out.uncertainty.append("no event names the preemptor (upstream's victim events give only its UID, and events expire): "
                                "the suspects are inferred from priorities, nominations and start times")
     if out.suspects:
-        out.replay = _replay(snap, conds, gates, out, out.suspects[0], pods)
+        out.replay = _replay(snap, index, conds, gates, out, out.suspects[0], pods)
     return out
 
 
@@ -171,20 +171,25 @@ def _suspects(snap: Snapshot, index: GroupIndex, gates: Gates, f: Forensics, nam
     nominated: dict[tuple[str, str, str], list[tuple[str, str, bool]]] = {}
     started: dict[tuple[str, str, str], list[tuple[str, str, bool]]] = {}
     prios: dict[tuple[str, str, str], int] = {}
+    kinds = {KIND_OF[t] for t in types}
+    named_ns = {k[1] for k in found}
     for p in snap.pods:
         if p.terminal:
             continue
-        key = _owner(index, p)
-        if key in found:
+        if p.namespace in named_ns and (key := _owner(index, p)) in found:
             found[key].priority = max(found[key].priority, p.priority or 0)
-        if (p.priority or 0) <= prio or (types and key[0] not in {KIND_OF[t] for t in types}):
+        nominated_here = bool(p.nominated_node_name) and not p.node_name
+        started_here = (bool(p.node_name) and f.time is not None and p.start_time is not None
+                        and f.time <= p.start_time <= f.time + window)
+        if (p.priority or 0) <= prio or not (nominated_here or started_here):
             continue
-        if p.nominated_node_name and not p.node_name:
+        key = _owner(index, p)  # only for the few pods that can be suspects: a tree walk per pod
+        if kinds and key[0] not in kinds:
+            continue
+        if nominated_here:
             nominated.setdefault(key, []).append((p.name, p.nominated_node_name, p.nominated_node_name in victim_nodes))
-        elif p.node_name and f.time is not None and p.start_time is not None and f.time <= p.start_time <= f.time + window:
-            started.setdefault(key, []).append((p.name, p.node_name, p.node_name in victim_nodes))
         else:
-            continue
+            started.setdefault(key, []).append((p.name, p.node_name, p.node_name in victim_nodes))
         prios[key] = max(prios.get(key, 0), p.priority or 0)
     for key in list(nominated) + [k for k in started if k not in nominated]:
         s = found.get(key)
@@ -206,10 +211,9 @@ def _suspects(snap: Snapshot, index: GroupIndex, gates: Gates, f: Forensics, nam
     return sorted(found.values(), key=lambda s: (rank[s.confidence], -s.priority, s.namespace, s.name))
 
 
-def _replay(snap: Snapshot, conds: dict, gates: Gates, f: Forensics, s: Suspect, victims: list[Pod]) -> str:
+def _replay(snap: Snapshot, index: GroupIndex, conds: dict, gates: Gates, f: Forensics, s: Suspect, victims: list[Pod]) -> str:
     """Undo the preemption visible in the state (victims terminating by preemption, the suspect's
     nominations), run our analysis for the suspect, and compare its victims with this one."""
-    index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     if s.kind == "Pod":
         theirs = [p for p in snap.pods if p.namespace == s.namespace and p.name == s.name]
     else:

@@ -414,6 +414,7 @@ def snapshot(
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
+    pvcs: Annotated[bool, typer.Option("--pvcs", help="Also keep PersistentVolumeClaims' binding phase (for pending).")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
@@ -428,7 +429,7 @@ def snapshot(
             def progress(resource: str, n: int) -> None:
                 status.update(f"reading the cluster (read-only): {resource} {n}")
 
-            header, items = load_live(kubeconfig, context, None, request_timeout, progress, events)
+            header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
         if (redact_key_file or redact_map) and not redact:
             raise UserError("--redact-key-file and --redact-map need --redact")
         if redact:
@@ -490,6 +491,22 @@ def _snapshot_time(snap: Any) -> float | None:
         return None
 
 
+def _raw_items(snapshot, demo, kubeconfig, context, timeout, color, **optional: bool) -> tuple[Any, list[Any]]:
+    """Raw items as well as the model: the diagnosis commands read what the model drops (events,
+    PVCs, condition times). Live reads show progress as _load does."""
+    from .snapshot.source import raw_source
+
+    if snapshot or demo:
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)
+        return header, list(items)
+    with _console(color, stderr=True).status("reading the cluster (read-only)...") as status:
+        def progress(resource: str, n: int) -> None:
+            status.update(f"reading the cluster (read-only): {resource} {n}")
+
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress, **optional)
+    return header, list(items)
+
+
 def _label_selector(text: str | None) -> dict[str, str] | None:
     if not text:
         return None
@@ -522,14 +539,19 @@ def pending(
         from .report.diagnose import pending_document, render_pending
 
         gates = parse_gates(feature_gates)
+        from .snapshot.evidence import claim_blockers
+        from .snapshot.source import build
+
         ns = None if all_namespaces else (namespace or _default_namespace(kubeconfig, context, snapshot, demo))
-        snap = _load(snapshot, demo, kubeconfig, context, request_timeout, color)
+        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
+        claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+        snap = build(header, items)
         su = None
         if scale_up:
             from .autoscale.templates import infer_templates, load_templates
 
             su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
-        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su)
+        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
         t.warnings.extend(snap.warnings)
         doc = pending_document(t, "demo" if demo else (snapshot or "cluster"))
         if output in (Output.json, Output.yaml):
@@ -557,11 +579,10 @@ def why_preempted_cmd(
         from .preemption.gates import parse_gates
         from .report.diagnose import forensics_document, render_forensics
         from .snapshot.evidence import collect_evidence
-        from .snapshot.source import build, raw_source
+        from .snapshot.source import build
 
         ns = namespace or _default_namespace(kubeconfig, context, snapshot, demo)
-        header, items = raw_source(snapshot, demo, kubeconfig, context, request_timeout, events=True)
-        items = list(items)
+        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, events=True)
         conds, events = collect_evidence(items)
         snap = build(header, items)
         doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates)))
@@ -600,7 +621,7 @@ FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-te
 FLAGS = ["--snapshot", "--demo", "--kubeconfig", "--context", "--namespace", "--output", "--feature-gates",
          "--filename", "--replicas", "--requests", "--priority-class", "--min-count", "--disruption-mode",
          "--node-selector", "--toleration", "--preemption-policy", "--autoscale", "--node-templates",
-         "--overschedule-multiplier", "--optimal", "--optimal-time-limit", "--all-namespaces", "--selector", "--events", "--exit-code", "--no-headers", "--color", "--debug"]
+         "--overschedule-multiplier", "--optimal", "--optimal-time-limit", "--all-namespaces", "--selector", "--events", "--pvcs", "--scale-up", "--no-scale-up", "--exit-code", "--no-headers", "--color", "--debug"]
 OUTPUTS = ["table", "wide", "json", "yaml"]
 
 

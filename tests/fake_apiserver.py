@@ -69,6 +69,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", True, ()
     ),
     ResourceInfo("", "v1", "events", "event", "Event", True, ("ev",)),  # read only with --events (why-preempted)
+    ResourceInfo("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ("pvc",)),  # --pvcs, pending
 )
 _BY_KIND = {r.kind: r for r in RESOURCES}
 

@@ -59,3 +59,18 @@ def test_events_not_served_is_a_warning_not_an_error(tmp_path):
         header, items = load_live(str(kc), None, None, events=True)
     assert "events" in header["notServed"]
     assert any(o["kind"] == "Pod" for o in items)
+
+
+def test_pending_live_reads_pvcs(tmp_path):
+    objs = [o for o in OBJECTS if o["kind"] == "Node"] + [
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "a"}, "status": {"phase": "Pending"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db", "namespace": "a", "uid": "udb"},
+         "spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}], "containers": [{"name": "c", "image": "x"}]},
+         "status": {"phase": "Pending"}}]
+    with FakeApiServer(objs) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kubeconfig")
+        out = CliRunner().invoke(app, ["pending", "-A", "--kubeconfig", str(kc), "--no-scale-up", "-o", "json"])
+        assert out.exit_code == 0, out.output
+        d = json.loads(out.output[out.output.index("{"):])
+        assert [r["reason"] for r in d["items"]] == ["db: PVC data is Pending (not bound)"]
+        assert all(r.method == "GET" for r in srv.requests)

@@ -183,3 +183,37 @@ def test_cli_yaml_outputs():
     assert out.exit_code == 0, out.output
     doc = yaml.safe_load(out.output)
     assert {r["namespace"] for r in doc["items"]} == {"ml"} and doc["nodeTemplates"] == []
+
+
+def _pvc(name, phase, ns="default"):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"namespace": ns, "name": name}, "status": {"phase": phase}}
+
+
+def test_unbound_missing_and_bound_claims():
+    from kubectl_wap.snapshot.evidence import claim_blockers
+
+    eph = pod("eph")
+    eph["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}]
+    items = [node("n1"), pod("a", pvc="data-a"), pod("b", pvc="data-b"), pod("c", pvc="data-c"), eph,
+             _pvc("data-a", "Pending"), _pvc("data-c", "Bound"), _pvc("eph-scratch", "Lost")]
+    claims = claim_blockers(items, listed=True)
+    assert claims == {("default", "a"): ["PVC data-a is Pending (not bound)"], ("default", "b"): ["PVC data-b does not exist"],
+                      ("default", "eph"): ["PVC eph-scratch is Lost (not bound)"]}
+    r = rows(items, claims=claims)
+    assert r["default/a"].reason == "a: PVC data-a is Pending (not bound)" and r["default/a"].preemption == "-"
+    assert r["default/c"].reason.startswith("fits now") and not r["default/c"].notes  # bound: nothing to say
+    # PVCs not read at all: unknown, a note instead of a guess
+    assert claim_blockers([node("n1"), pod("a", pvc="data-a")], listed=False) is None
+    assert any("not in the snapshot" in n for n in rows([node("n1"), pod("a", pvc="data-a")])["default/a"].notes)
+
+
+def test_cli_reads_pvcs_from_the_example_file():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parent.parent / "docs" / "examples" / "pending-holds.yaml"
+    out = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(example), "--no-scale-up", "-o", "json"])
+    assert out.exit_code == 0, out.output
+    by = {r["name"]: r for r in json.loads(out.output)["items"]}
+    assert by["etl-load"]["reason"] == "etl-load: PVC etl-scratch is Pending (not bound)"
+    assert by["eval-7"]["reason"].startswith("held by Kueue") and by["sweep-3"]["reason"].startswith("held by KAI")
+    assert by["train-2"]["reason"].startswith("nominated to n1; waiting for 1 victim(s)")

@@ -227,6 +227,7 @@ def triage(
     selector: dict[str, str] | None = None,
     now: float | None = None,
     scale_up: "ScaleUp | None" = None,
+    claims: dict[tuple[str, str], list[str]] | None = None,
 ) -> Triage:
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
@@ -236,7 +237,7 @@ def triage(
     pgs = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling)
     out = Triage(now=now if now is not None else time.time())
     for root, pods in collect(snap, index, namespace, selector):
-        out.rows.append(_row(snap, gates, index, sched, pgs, root, pods, scale_up))
+        out.rows.append(_row(snap, gates, index, sched, pgs, root, pods, scale_up, claims))
     out.rows.sort(key=lambda r: (-r.priority, r.created if r.created is not None else float("inf"), r.namespace, r.name))
     if scale_up is not None:
         out.templates = scale_up.names()
@@ -244,7 +245,8 @@ def triage(
 
 
 def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs: PodGroupScheduler,
-         root: Group | None, pods: list[Pod], scale_up: "ScaleUp | None") -> PendingRow:
+         root: Group | None, pods: list[Pod], scale_up: "ScaleUp | None",
+         claims: dict[tuple[str, str], list[str]] | None = None) -> PendingRow:
     state = sched.state
     if root is None:
         p = pods[0]
@@ -270,7 +272,12 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
         blockers.append(missing)
     if waiting := _waiting_for_victims(state, pods):
         blockers.append(waiting)
-    if any(p.uses_pvcs for p in pods):
+    unbound = [(p, claims[(p.namespace, p.name)]) for p in pods if claims and (p.namespace, p.name) in claims]
+    if unbound:
+        p, why = unbound[0]
+        more = f" (and {len(unbound) - 1} more pod(s))" if len(unbound) > 1 else ""
+        blockers.append(f"{p.name}: {'; '.join(why)}{more}")
+    elif any(p.uses_pvcs for p in pods) and claims is None:
         notes.append("uses PersistentVolumeClaims: their binding is not in the snapshot and not checked")
     common = dict(kind=kind, namespace=ns, name=name, priority=prio, pending_pods=len(pods), created=created, notes=tuple(notes))
     if blockers:

@@ -64,3 +64,44 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
                 str(o.get("message") or o.get("note") or ""), rel.get("kind") or "", rel.get("namespace") or "",
                 rel.get("name") or "", rel.get("uid") or ""))
     return conds, events
+
+
+def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], list[str]] | None:
+    """Unscheduled pods whose PersistentVolumeClaims are not bound: (namespace, pod) -> reasons.
+    `listed`: PVCs were read (live with the grant, `snapshot --pvcs`, or PVC objects in the
+    files); otherwise None: nothing is known about them. A generic ephemeral volume's claim is
+    `<pod>-<volume>` (created by the ephemeral volume controller)."""
+    phases: dict[tuple[str, str], str] = {}
+    wanting: list[tuple[str, str, list[str]]] = []
+    for o in items:
+        if not isinstance(o, dict):
+            continue
+        md = o.get("metadata") or {}
+        ns = md.get("namespace") or "default"
+        if o.get("kind") == "PersistentVolumeClaim":
+            phases[(ns, md.get("name") or "")] = str((o.get("status") or {}).get("phase") or "Pending")
+        elif o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"):
+            claims = []
+            for v in (o.get("spec") or {}).get("volumes") or []:
+                if not isinstance(v, dict):
+                    continue
+                if isinstance(v.get("persistentVolumeClaim"), dict):
+                    claims.append(str(v["persistentVolumeClaim"].get("claimName") or ""))
+                elif isinstance(v.get("ephemeral"), dict):
+                    claims.append(f"{md.get('name')}-{v.get('name')}")
+            if claims:
+                wanting.append((ns, str(md.get("name") or ""), claims))
+    if not listed and not phases:
+        return None
+    out: dict[tuple[str, str], list[str]] = {}
+    for ns, pod, claims in wanting:
+        why = []
+        for c in claims:
+            phase = phases.get((ns, c))
+            if phase is None:
+                why.append(f"PVC {c} does not exist")
+            elif phase != "Bound":
+                why.append(f"PVC {c} is {phase} (not bound)")
+        if why:
+            out[(ns, pod)] = why
+    return out

@@ -79,6 +79,11 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 
 # Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
 EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
+# Read only on request (`snapshot --pvcs`, `pending` live): whether a pod's claims are bound.
+PVCS = ResourceSpec(
+    "persistentvolumeclaims", "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, False,
+    "PersistentVolumeClaims are unknown, so pending pods waiting for unbound claims are not named",
+)
 
 
 class _Gone(Exception):
@@ -106,6 +111,7 @@ def load_live(
     request_timeout: float = 30.0,
     progress: Progress | None = None,
     events: bool = False,
+    pvcs: bool = False,
 ) -> tuple[dict, list[dict]]:
     """List the cluster (GET only) and return (snapshot header, stripped raw items).
 
@@ -122,6 +128,8 @@ def load_live(
             _list_resource(client, EVENTS, namespace, items, header, progress)
             # Only preemption events matter; the rest are noise (and may say more than we want to keep).
             items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
+        if pvcs:
+            _list_resource(client, PVCS, namespace, items, header, progress)
         return header, items
     finally:
         client.close()

@@ -224,8 +224,18 @@ def _event(obj: Obj) -> Obj:
     return out
 
 
+def _pvc(obj: Obj) -> Obj:
+    """A PersistentVolumeClaim (`snapshot --pvcs`): only whether it is bound, for `pending`."""
+    out = _base(obj)
+    phase = (obj.get("status") or {}).get("phase") if isinstance(obj.get("status"), dict) else None
+    if isinstance(phase, str):
+        out["status"] = {"phase": phase}
+    return out
+
+
 _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
     "Event": _event,
+    "PersistentVolumeClaim": _pvc,
     "Pod": _pod,
     "Node": _node,
     "PodGroup": _spec_status,

@@ -72,5 +72,5 @@ def test_pending_live_reads_pvcs(tmp_path):
         out = CliRunner().invoke(app, ["pending", "-A", "--kubeconfig", str(kc), "--no-scale-up", "-o", "json"])
         assert out.exit_code == 0, out.output
         d = json.loads(out.output[out.output.index("{"):])
-        assert [r["reason"] for r in d["items"]] == ["db: PVC data is Pending (not bound)"]
+        assert [r["reason"] for r in d["items"]] == ["PVC data is Pending (not bound)"]
         assert all(r.method == "GET" for r in srv.requests)

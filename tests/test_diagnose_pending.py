@@ -200,7 +200,7 @@ def test_unbound_missing_and_bound_claims():
     assert claims == {("default", "a"): ["PVC data-a is Pending (not bound)"], ("default", "b"): ["PVC data-b does not exist"],
                       ("default", "eph"): ["PVC eph-scratch is Lost (not bound)"]}
     r = rows(items, claims=claims)
-    assert r["default/a"].reason == "a: PVC data-a is Pending (not bound)" and r["default/a"].preemption == "-"
+    assert r["default/a"].reason == "PVC data-a is Pending (not bound)" and r["default/a"].preemption == "-"
     assert r["default/c"].reason.startswith("fits now") and not r["default/c"].notes  # bound: nothing to say
     # PVCs not read at all: unknown, a note instead of a guess
     assert claim_blockers([node("n1"), pod("a", pvc="data-a")], listed=False) is None
@@ -214,6 +214,6 @@ def test_cli_reads_pvcs_from_the_example_file():
     out = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(example), "--no-scale-up", "-o", "json"])
     assert out.exit_code == 0, out.output
     by = {r["name"]: r for r in json.loads(out.output)["items"]}
-    assert by["etl-load"]["reason"] == "etl-load: PVC etl-scratch is Pending (not bound)"
+    assert by["etl-load"]["reason"] == "PVC etl-scratch is Pending (not bound)"
     assert by["eval-7"]["reason"].startswith("held by Kueue") and by["sweep-3"]["reason"].startswith("held by KAI")
     assert by["train-2"]["reason"].startswith("nominated to n1; waiting for 1 victim(s)")

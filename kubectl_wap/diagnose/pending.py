@@ -276,7 +276,7 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
     if unbound:
         p, why = unbound[0]
         more = f" (and {len(unbound) - 1} more pod(s))" if len(unbound) > 1 else ""
-        blockers.append(f"{p.name}: {'; '.join(why)}{more}")
+        blockers.append(("" if root is None else f"{p.name}: ") + "; ".join(why) + more)
     elif any(p.uses_pvcs for p in pods) and claims is None:
         notes.append("uses PersistentVolumeClaims: their binding is not in the snapshot and not checked")
     common = dict(kind=kind, namespace=ns, name=name, priority=prio, pending_pods=len(pods), created=created, notes=tuple(notes))

@@ -141,3 +141,78 @@ def test_giant_has_no_placement_at_all():
     res = analyze(s, "podgroup", "research", "giant")
     ans = optimal_victims(s, res)
     assert ans.status == "infeasible" and "no node can hold giant's pods at all" in ans.message
+
+
+# ---- property: the optimum is never worse than kube-scheduler's own answer -----------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kubectl_wap.diagnose.optimal import pdb_violations  # noqa: E402
+
+
+@st.composite
+def small_cluster(draw):
+    """2-4 nodes of 4 cpu, low-priority pods (some in an All-mode gang, some under a PDB) filling
+    them, and a pending gang of 2-4 pods of priority 100."""
+    n_nodes = draw(st.integers(2, 4))
+    items = [node(f"n{i}", cpu="4") for i in range(n_nodes)]
+    used = [0] * n_nodes
+    k = 0
+    g = gang("low", 2, priority=5)
+    g["spec"]["disruptionMode"] = "All"
+    items.append(g)
+    low_members = 0
+    for i in range(n_nodes):
+        while used[i] < 4 and draw(st.integers(0, 5)) > 0:  # mostly full: preemption is needed
+            c = draw(st.integers(1, 4 - used[i]))
+            prio = draw(st.sampled_from([1, 5, 50]))
+            in_gang = prio == 5 and low_members < 2 and draw(st.booleans())
+            labels = {"app": "db"} if draw(st.integers(0, 4)) == 0 else {}
+            items.append(pod(f"p{k}", cpu=str(c), node_name=f"n{i}", priority=prio, group="low" if in_gang else None, labels=labels))
+            low_members += in_gang
+            used[i] += c
+            k += 1
+    if low_members < 2:
+        items = [o for o in items if not (o["kind"] == "PodGroup" and o["metadata"]["name"] == "low")]
+        for o in items:
+            o.get("spec", {}).pop("schedulingGroup", None)
+    items.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"namespace": "default", "name": "db"},
+                  "spec": {"selector": {"matchLabels": {"app": "db"}}}, "status": {"disruptionsAllowed": draw(st.integers(0, 1))}})
+    m = draw(st.integers(2, 4))
+    items.append(gang("job", m, priority=100))
+    for j in range(m):
+        items.append(pod(f"job-{j}", cpu=str(draw(st.integers(2, 3))), group="job", priority=100, created=f"2026-11-30T11:0{j}:00Z"))
+    return items
+
+
+def _vector(s, units):
+    by = {}
+    for u in units:
+        by[u.priority] = by.get(u.priority, 0) + len(u.pods)
+    return (pdb_violations(s, units), sorted(by.items(), key=lambda kv: -kv[0]), sum(len(u.pods) for u in units), len(units))
+
+
+def _lex_le(a, b):
+    """a <= b in the importance order: PDB violations, then victim pods per level from the highest down, pods, units."""
+    if a[0] != b[0]:
+        return a[0] < b[0]
+    levels = sorted({p for p, _ in a[1]} | {p for p, _ in b[1]}, reverse=True)
+    da, db = dict(a[1]), dict(b[1])
+    for lvl in levels:
+        if da.get(lvl, 0) != db.get(lvl, 0):
+            return da.get(lvl, 0) < db.get(lvl, 0)
+    return a[2:] <= b[2:]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(small_cluster())
+def test_optimum_never_worse_than_the_scheduler(items):
+    s = snap(items)
+    res = analyze(s, "podgroup", "default", "job")
+    if res.outcome != "Preempt":
+        return
+    ans = optimal_victims(s, res)
+    assert ans.status == "optimal", ans.message
+    assert _lex_le(_vector(s, ans.victims), _vector(s, [v.unit for v in res.victims]))
+    assert len(ans.placements) >= len(res.placements)
+    assert ans.scheduler_places is not None

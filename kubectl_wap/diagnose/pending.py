@@ -62,7 +62,7 @@ class Triage:
     warnings: list[str] = field(default_factory=list)
 
 
-def _group_nodes(pods: list[Pod]) -> float | None:
+def _earliest_creation(pods: list[Pod]) -> float | None:
     ts = [p.creation_timestamp for p in pods if p.creation_timestamp is not None]
     return min(ts) if ts else None
 
@@ -254,7 +254,7 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
         created = p.creation_timestamp
     else:
         kind, ns, name, prio = root.kind, root.namespace, root.name, group_priority(root)
-        created = min([t for t in (root.creation_timestamp, _group_nodes(pods)) if t is not None], default=None)
+        created = min([t for t in (root.creation_timestamp, _earliest_creation(pods)) if t is not None], default=None)
     blockers: list[str] = []
     notes: list[str] = []
     gated = [p for p in pods if p.scheduling_gates]

@@ -585,7 +585,10 @@ def why_preempted_cmd(
         header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, events=True)
         conds, events = collect_evidence(items)
         snap = build(header, items)
-        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates)))
+        import time
+
+        now = _snapshot_time(snap) if (snapshot or demo) else time.time()
+        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates), now=now))
         if output in (Output.json, Output.yaml):
             _emit(doc, output)
         else:

@@ -150,3 +150,12 @@ def test_example_file_is_current():
     repo = Path(__file__).resolve().parent.parent
     r = subprocess.run([sys.executable, str(repo / "tools" / "make_demo_after.py"), "--check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_late_capture_is_flagged(after):
+    c, e = collect_evidence(after)
+    s = build_snapshot(after)
+    late = why_preempted(s, c, e, "pod", "research", "ablation-0", now=1796039880.0 + 3600)
+    assert any("captured 60 minute(s) after the preemption" in u for u in late.uncertainty)
+    soon = why_preempted(s, c, e, "pod", "research", "ablation-0", now=1796039880.0 + 120)
+    assert not any("after the preemption:" in u for u in soon.uncertainty)

@@ -60,7 +60,10 @@ class Forensics:
 
 @gc_paused
 def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], events: list[PreemptedEvent], kind: str,
-                  namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW) -> Forensics:
+                  namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW,
+                  now: float | None = None) -> Forensics:
+    """`now`: when the state was captured (None: unknown); a replay long after the preemption
+    runs on a cluster that may have changed since, and the answer says so."""
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     k = kind.lower()
@@ -134,6 +137,9 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
                                "the suspects are inferred from priorities, nominations and start times")
     if out.suspects:
         out.replay = _replay(snap, index, conds, gates, out, out.suspects[0], pods)
+        if now is not None and out.time is not None and now - out.time > window:
+            out.uncertainty.append(f"this state was captured {int((now - out.time) // 60)} minute(s) after the preemption: "
+                                   "the cluster may have changed since, so the replay is less reliable")
     return out
 
 

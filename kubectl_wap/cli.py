@@ -311,6 +311,8 @@ def whatif(
         if autoscale or node_templates or overschedule_multiplier is not None:
             doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
         if optimal:
+            if not optimal_time_limit > 0:
+                raise UserError(f"--optimal-time-limit must be a positive number of seconds, not {optimal_time_limit:g}")
             doc["optimal"] = _optimal(doc, res, optimal_time_limit)
         if output in (Output.json, Output.yaml):
             _emit(doc, output)

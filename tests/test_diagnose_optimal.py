@@ -216,3 +216,20 @@ def test_optimum_never_worse_than_the_scheduler(items):
     assert _lex_le(_vector(s, ans.victims), _vector(s, [v.unit for v in res.victims]))
     assert len(ans.placements) >= len(res.placements)
     assert ans.scheduler_places is not None
+
+
+def test_cli_input_errors_are_one_line(monkeypatch):
+    out = CliRunner().invoke(app, ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--optimal", "--optimal-time-limit", "0"])
+    assert out.exit_code == 2 and "--optimal-time-limit must be a positive" in out.output
+    import builtins
+
+    real = builtins.__import__
+
+    def no_highs(name, *a, **k):
+        if name == "highspy":
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_highs)
+    out = CliRunner().invoke(app, ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--optimal"])
+    assert out.exit_code == 2 and "pip install highspy" in out.output and "Traceback" not in out.output

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from ..errors import UserError
+
 
 @dataclass(slots=True)
 class LinearModel:
@@ -92,8 +94,12 @@ def solve_lexicographic(m: LinearModel, objectives: list[tuple[str, list[int], l
 
 
 def _highs(m: LinearModel, objectives, time_limit: float) -> Solution:
-    import highspy
     import numpy as np
+
+    try:
+        import highspy
+    except ImportError:  # a dependency, but an install may lack the wheel for its platform
+        raise UserError("--optimal needs the highspy package (HiGHS): pip install highspy") from None
 
     with _quiet_stdout():
         h = highspy.Highs()
@@ -137,7 +143,10 @@ def _highs(m: LinearModel, objectives, time_limit: float) -> Solution:
 
 
 def _cpsat(m: LinearModel, objectives, time_limit: float) -> Solution:
-    from ortools.sat.python import cp_model
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        raise UserError("the cpsat backend needs the ortools package: pip install ortools") from None
 
     model = cp_model.CpModel()
     xs = [model.NewIntVar(0, ub, m.names[i] or f"x{i}") for i, ub in enumerate(m.ub)]

@@ -555,7 +555,7 @@ def pending(
             su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
         t.warnings.extend(snap.warnings)
-        doc = pending_document(t, "demo" if demo else (snapshot or "cluster"))
+        doc = pending_document(t, "demo" if demo else (snapshot or "cluster"), ns)
         if output in (Output.json, Output.yaml):
             _emit(doc, output)
         else:

@@ -217,3 +217,9 @@ def test_cli_reads_pvcs_from_the_example_file():
     assert by["etl-load"]["reason"] == "PVC etl-scratch is Pending (not bound)"
     assert by["eval-7"]["reason"].startswith("held by Kueue") and by["sweep-3"]["reason"].startswith("held by KAI")
     assert by["train-2"]["reason"].startswith("nominated to n1; waiting for 1 victim(s)")
+
+
+def test_cli_empty_namespace_says_so_on_stderr():
+    out = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up"])  # no -A: the default namespace
+    assert out.exit_code == 0
+    assert "No pending pods or pod groups in namespace default." in out.output

@@ -31,7 +31,7 @@ def age(seconds: float | None) -> str:
     return f"{s}s"
 
 
-def pending_document(t: Any, source: str = "") -> dict[str, Any]:
+def pending_document(t: Any, source: str = "", namespace: str | None = None) -> dict[str, Any]:
     rows = []
     for r in t.rows:
         rows.append({
@@ -43,7 +43,7 @@ def pending_document(t: Any, source: str = "") -> dict[str, Any]:
                            "outcome": r.outcome or None, "why": r.preemption_why or None},
             "scaleUp": r.scale_up or None, "notes": list(r.notes),
         })
-    return {"apiVersion": API_VERSION, "kind": "PendingReport", "source": source, "now": _iso(t.now),
+    return {"apiVersion": API_VERSION, "kind": "PendingReport", "source": source, "namespace": namespace, "now": _iso(t.now),
             "nodeTemplates": t.templates, "items": rows, "warnings": list(t.warnings)}
 
 
@@ -67,7 +67,8 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
             row += [r["upstreamReason"] or "-", "; ".join(r["blockers"][1:]) or "-", "; ".join(r["notes"]) or "-"]
         rows.append(row)
     if not rows:
-        (err or console).print("No pending pods or pod groups.", highlight=False)
+        where = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
+        (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
         return
     _print_table(console, None, headers, rows, no_headers)
     if not wide and not no_headers:

@@ -171,9 +171,9 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
         console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
                       f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
         if o.get("schedulerPlacesIt") is not None:
-            say = ("kube-scheduler's own cycle places the group once these victims are gone (its nodes may differ from the table)"
+            say = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
                    if o["schedulerPlacesIt"] else
-                   "kube-scheduler's own cycle would not place the group with only these victims gone (its greedy placement "
+                   "kube-scheduler's own cycle would not place the preemptor with only these victims gone (its greedy placement "
                    "needs more room than this packing)")
             console.print(say + ".", highlight=False)
     sv = d.get("solver")
@@ -182,7 +182,9 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
         gaps = [s for s in sv["stages"] if not s["optimal"]]
         gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
         console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
-    console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".", highlight=False)
+    if sv:
+        console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".",
+                      highlight=False)
 
 
 def forensics_document(f: Any) -> dict[str, Any]:

@@ -159,3 +159,20 @@ def test_a_late_capture_is_flagged(after):
     assert any("captured 60 minute(s) after the preemption" in u for u in late.uncertainty)
     soon = why_preempted(s, c, e, "pod", "research", "ablation-0", now=1796039880.0 + 120)
     assert not any("after the preemption:" in u for u in soon.uncertainty)
+
+
+def test_documents_match_their_schemas(after, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+
+    report = Path(__file__).resolve().parent.parent / "kubectl_wap" / "report"
+    p = tmp_path / "after.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": after}))
+    for args, schema in ((["why-preempted", "pod", "ablation-1", "-n", "research"], "forensics-schema.json"),
+                         (["why-preempted", "pod", "hpo-trials-0", "-n", "ml"], "forensics-schema.json"),
+                         (["pending", "-A"], "pending-schema.json")):
+        out = CliRunner().invoke(app, [*args, "--snapshot", str(p), "-o", "json"])
+        assert out.exit_code == 0, out.output
+        jsonschema.validate(json.loads(out.output), json.loads((report / schema).read_text()))
+    out = CliRunner().invoke(app, ["pending", "-A", "--demo", "-o", "json"])
+    jsonschema.validate(json.loads(out.output), json.loads((report / "pending-schema.json").read_text()))

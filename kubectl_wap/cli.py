@@ -385,6 +385,17 @@ def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | N
     return autoscale_section(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates, templates, multiplier)
 
 
+def _optimal(doc: dict, res: Any, time_limit: float) -> dict:
+    from .diagnose.optimal import optimal_victims
+    from .preemption.analyze import analyze
+    from .report.diagnose import optimal_section
+
+    snap, gates = res
+    pre = doc["preemptor"]
+    result = analyze(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates)  # the Result objects, not the document
+    return optimal_section(optimal_victims(snap, result, gates, time_limit), result)
+
+
 def _finish(doc: dict, exit_code: bool) -> None:
     if exit_code:
         raise typer.Exit(VERDICT_CODES.get(doc["outcome"], 1))
@@ -409,6 +420,8 @@ def whatif(
     autoscale: Annotated[bool, typer.Option("--autoscale", help="Also answer: would adding nodes avoid this preemption? (side by side: preempt, add nodes, mixed).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
+    optimal: Annotated[bool, typer.Option("--optimal", help="Also compute the fewest victims (PDB violations, then priorities, then pods) any placement needs, with an exact solver.")] = False,
+    optimal_time_limit: Annotated[float, typer.Option("--optimal-time-limit", help="Seconds for --optimal; beyond it the best placement found and its optimality gap are reported.")] = 10.0,
     selector: SelectorOpt = None,
     victim_namespace: VictimNsOpt = None,
     output: _output_opt(WHATIF_FORMATS) = "table",
@@ -429,6 +442,10 @@ def whatif(
         doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table")
         if autoscale or node_templates or overschedule_multiplier is not None:
             doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
+        if optimal:
+            if not optimal_time_limit > 0:
+                raise UserError(f"--optimal-time-limit must be a positive number of seconds, not {optimal_time_limit:g}")
+            doc["optimal"] = _optimal(doc, res, optimal_time_limit)
         shown = filter_shown(doc, res[0], selector, victim_namespace)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(shown, fmt, arg)
@@ -453,6 +470,10 @@ def whatif(
                 from .report.tables import render_autoscale
 
                 render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
+            if "optimal" in shown:
+                from .report.diagnose import render_optimal
+
+                render_optimal(shown["optimal"], console, no_headers=no_headers)
         return doc
 
     doc = _guard(debug, run)
@@ -653,6 +674,8 @@ def snapshot(
     redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
+    events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
+    pvcs: Annotated[bool, typer.Option("--pvcs", help="Also keep PersistentVolumeClaims' binding phase (for pending).")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
@@ -686,7 +709,7 @@ def snapshot(
                 def progress(resource: str, n: int) -> None:
                     status.update(f"reading the cluster (read-only): {resource} {n}")
 
-                header, items = load_live(kubeconfig, context, None, request_timeout, progress)
+                header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
         if redact:
             from .snapshot.redact import redactor_for
 
@@ -743,6 +766,139 @@ def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, di
         if isinstance(name, str):
             out[f"{o['kind'].lower()} {ns}/{name}"] = {"namespace": h(ns), "name": h(name)}
     return out
+
+
+# --- Diagnosis commands (issue 17): pending, why-preempted. Logic in kubectl_wap/diagnose/, ----
+# --- rendering in report/diagnose.py; this block only wires options. ---------------------------
+
+
+DIAG_FORMATS = ("table", "wide", "json", "yaml")
+
+
+def _snapshot_time(snap: Any) -> float | None:
+    """The capture time of a snapshot (ages and forensics are relative to it); None for live."""
+    import datetime as dt
+
+    t = snap.header.captured_at
+    try:
+        return dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() if t else None
+    except ValueError:
+        return None
+
+
+def _raw_items(snapshot, demo, kubeconfig, context, timeout, color, **optional: bool) -> tuple[Any, list[Any]]:
+    """Raw items as well as the model: the diagnosis commands read what the model drops (events,
+    PVCs, condition times). Live reads show progress as _load does."""
+    from .snapshot.source import raw_source
+
+    if snapshot or demo:
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)
+        return header, list(items)
+    with _console(color, stderr=True).status("reading the cluster (read-only)...") as status:
+        def progress(resource: str, n: int) -> None:
+            status.update(f"reading the cluster (read-only): {resource} {n}")
+
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress, **optional)
+    return header, list(items)
+
+
+def _label_selector(text: str | None) -> dict[str, str] | None:
+    if not text:
+        return None
+    out: dict[str, str] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip() or v.startswith("="):
+            raise UserError(f"invalid -l {part!r}: only key=value selectors are supported")
+        out[k.strip()] = v.strip()
+    return out
+
+
+@app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json"))
+def pending(
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
+    selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+) -> None:
+    """Why is everything pending? One row per pending pod, PodGroup or CompositePodGroup root: the main reason in plain
+    words and kube-scheduler's own, whether preemption would help (victims from the real analysis), whether one more node
+    would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
+
+    def run() -> None:
+        from .diagnose.pending import ScaleUp, triage
+        from .preemption.gates import parse_gates
+        from .report.diagnose import pending_document, render_pending
+
+        gates = parse_gates(feature_gates)
+        from .snapshot.evidence import claim_blockers
+        from .snapshot.source import build
+
+        ns = None if all_namespaces else (namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context)))
+        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
+        claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+        snap = build(header, items)
+        su = None
+        if scale_up:
+            from .autoscale.templates import infer_templates, load_templates
+
+            su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
+        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
+        t.warnings.extend(snap.warnings)
+        doc = pending_document(t, "demo" if demo else (snapshot or "cluster"), ns)
+        from .report.formats import parse_output
+
+        fmt, _ = parse_output(output, DIAG_FORMATS)
+        if fmt in ("json", "yaml"):
+            _emit(doc, fmt)
+        else:
+            render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+
+    _guard(debug, run)
+
+
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research --snapshot after.json.gz"))
+def why_preempted_cmd(
+    kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
+    name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+) -> None:
+    """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
+    in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
+    replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
+
+    def run() -> None:
+        from .diagnose.forensics import why_preempted
+        from .preemption.gates import parse_gates
+        from .report.diagnose import forensics_document, render_forensics
+        from .snapshot.evidence import collect_evidence
+        from .snapshot.source import build
+
+        ns = namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context))
+        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, events=True)
+        conds, events = collect_evidence(items)
+        snap = build(header, items)
+        import time
+
+        now = _snapshot_time(snap) if (snapshot or demo) else time.time()
+        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates), now=now))
+        from .report.formats import parse_output
+
+        fmt, _ = parse_output(output, DIAG_FORMATS)
+        if fmt in ("json", "yaml"):
+            _emit(doc, fmt)
+        else:
+            render_forensics(doc, _console(color), no_headers=no_headers)
+
+    _guard(debug, run)
+
+# --- end of the diagnosis commands --------------------------------------------------------------
+
 
 
 class Shell(str, Enum):

@@ -68,6 +68,8 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo(
         "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", True, ()
     ),
+    ResourceInfo("", "v1", "events", "event", "Event", True, ("ev",)),  # read only with --events (why-preempted)
+    ResourceInfo("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ("pvc",)),  # --pvcs, pending
 )
 _BY_KIND = {r.kind: r for r in RESOURCES}
 

@@ -118,7 +118,9 @@ def test_pod_keeps_only_scheduling_fields() -> None:
         assert key not in spec
     assert out["status"] == {
         "phase": "Running", "startTime": "2026-01-01T00:00:05Z", "nominatedNodeName": "n2",
-        "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}],
+        # time and message kept for why-preempted (issue 17); the message only for the scheduler's own reason
+        "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z", "message": "preempted by x"}],
         "containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "500m"}}],
     }
     text = json.dumps(out)

@@ -738,7 +738,8 @@ _CONVERTERS = {
     "Namespace": ("namespaces", namespace_from),
 }
 # Kinds a `kubectl get ... -o yaml` dump may carry that the scheduler does not read.
-IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event"}
+IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event",
+                 "PersistentVolumeClaim"}  # Event, PersistentVolumeClaim: read by `why-preempted` / `pending` from the raw items
 
 
 def _check_unique_uids(snap: Snapshot, source: str) -> None:

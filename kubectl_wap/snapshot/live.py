@@ -80,6 +80,15 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
+# Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
+EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
+# Read only on request (`snapshot --pvcs`, `pending` live): whether a pod's claims are bound.
+PVCS = ResourceSpec(
+    "persistentvolumeclaims", "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, False,
+    "PersistentVolumeClaims are unknown, so pending pods waiting for unbound claims are not named",
+)
+
+
 class _Gone(Exception):
     """410 Gone during pagination: the continue token expired; restart the list."""
 
@@ -104,6 +113,8 @@ def load_live(
     namespace: str | None,
     request_timeout: float = 30.0,
     progress: Progress | None = None,
+    events: bool = False,
+    pvcs: bool = False,
 ) -> tuple[dict, list[dict]]:
     """List the cluster (GET only) and return (snapshot header, stripped raw items).
 
@@ -114,7 +125,15 @@ def load_live(
     """
     client = connect(kubeconfig, context, request_timeout)
     try:
-        return read_cluster(client, namespace, progress)
+        header, items = read_cluster(client, namespace, progress)
+        if events:
+            start = len(items)
+            _list_resource(client, EVENTS, namespace, items, header, progress)
+            # Only preemption events matter; the rest are noise (and may say more than we want to keep).
+            items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
+        if pvcs:
+            _list_resource(client, PVCS, namespace, items, header, progress)
+        return header, items
     finally:
         client.close()
 

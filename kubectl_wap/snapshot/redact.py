@@ -121,10 +121,31 @@ class Redactor:
     def _leaf(self, kind: Any, v: Any) -> Any:
         return typed(kind, v, self.h, self.lkey, self.value, self.priority_class)
 
+    def event(self, obj: Obj) -> Obj:
+        """A Preempted event (snapshot --events): references hashed like metadata; the message is
+        rebuilt from its parts ("Preempted by <type> <uid> on node <node>") with uid and node
+        hashed, and dropped when it has another shape."""
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        out: Obj = {k: obj[k] for k in ("apiVersion", "kind") if k in obj}
+        out["metadata"] = {k: self.h(meta[k]) for k in ("name", "namespace") if isinstance(meta.get(k), str)}
+        for k in ("involvedObject", "regarding", "related"):
+            if isinstance(obj.get(k), dict):
+                out[k] = {kk: (self.h(v) if kk in ("name", "namespace", "uid") and isinstance(v, str) else v) for kk, v in obj[k].items()}
+        for k in ("reason", "type", "lastTimestamp", "firstTimestamp", "eventTime", "count"):
+            if k in obj:
+                out[k] = obj[k]
+        msg = obj.get("message") or obj.get("note") or ""
+        parts = msg.split(" ") if isinstance(msg, str) else []
+        if len(parts) == 7 and parts[:2] == ["Preempted", "by"] and parts[4:6] == ["on", "node"]:
+            out["message"] = f"Preempted by {parts[2]} {self.h(parts[3])} on node {self.h(parts[6])}"
+        return out
+
     def item(self, obj: Obj) -> Obj:
         """`obj` stripped, then reduced to its kind's allow-list (allowlist.py) with every kept
         string hashed unless it is an enum value, a resource name, a quantity or a timestamp."""
         stripped = strip_object(obj)
+        if stripped.get("kind") == "Event":
+            return self.event(stripped)  # Preempted events (snapshot --events, issue 17): their own rules
         out = project(schema_for(stripped.get("kind")), stripped, self._leaf, self._stanzas)
         return out if out is not DROP else {}
 

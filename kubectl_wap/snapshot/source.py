@@ -22,6 +22,8 @@ def raw_source(
     context: str | None,
     request_timeout: float = 30.0,
     progress: Callable[[str, int], None] | None = None,
+    events: bool = False,
+    pvcs: bool = False,
 ) -> tuple[SnapshotHeader, list[Any]]:
     if snapshot and demo:
         raise UserError("use either --snapshot or --demo, not both")
@@ -34,7 +36,7 @@ def raw_source(
     from .live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
-    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress)
+    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
     header = SnapshotHeader(source=f"cluster {header_dict.get('server', {}).get('url', '')}")
     _fill_header(header, header_dict)
     return header, items

@@ -50,7 +50,10 @@ _POD_SPEC_KEYS = (
     "hostNetwork",
 )
 _POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName")
-_CONDITION_KEYS = ("type", "status", "reason")
+# lastTransitionTime: when the pod was preempted (why-preempted, issue 17). The message is kept only
+# for kube-scheduler's own reason, whose text is fixed ("<scheduler>: preempting to accommodate a
+# higher priority <pod|podgroup|compositepodgroup>", executor.go PreemptPod).
+_CONDITION_KEYS = ("type", "status", "reason", "lastTransitionTime")
 # In-place resize: the scheduler charges max(spec, allocated) while a resize is in flight.
 _CONTAINER_STATUS_KEYS = ("name", "allocatedResources", "resources")
 
@@ -187,7 +190,8 @@ def _pod(obj: Obj) -> Obj:
     st = _pick(status, _POD_STATUS_KEYS)
     if isinstance(status.get("conditions"), list):
         # Only DisruptionTarget matters (a pod being preempted); Ready & co. are per-pod noise.
-        kept = [_pick(c, _CONDITION_KEYS) for c in status["conditions"] if isinstance(c, dict) and c.get("type") == "DisruptionTarget"]
+        kept = [_pick(c, _CONDITION_KEYS + (("message",) if c.get("reason") == "PreemptionByScheduler" else ()))
+                for c in status["conditions"] if isinstance(c, dict) and c.get("type") == "DisruptionTarget"]
         if kept:
             st["conditions"] = kept
     for key in ("containerStatuses", "initContainerStatuses"):
@@ -242,7 +246,31 @@ def _namespace(obj: Obj) -> Obj:
     return out
 
 
+def _event(obj: Obj) -> Obj:
+    """Only preemption events are captured (`snapshot --events`): who was preempted, when, and the
+    preemptor reference upstream puts in `related` and in the message (executor.go PreemptPod)."""
+    out = _base(obj)
+    for k in ("reason", "message", "note", "type", "lastTimestamp", "firstTimestamp", "eventTime", "count"):
+        if k in obj:
+            out[k] = obj[k]
+    for k in ("involvedObject", "regarding", "related"):
+        if isinstance(obj.get(k), dict):
+            out[k] = _pick(obj[k], ("kind", "namespace", "name", "uid"))
+    return out
+
+
+def _pvc(obj: Obj) -> Obj:
+    """A PersistentVolumeClaim (`snapshot --pvcs`): only whether it is bound, for `pending`."""
+    out = _base(obj)
+    phase = (obj.get("status") or {}).get("phase") if isinstance(obj.get("status"), dict) else None
+    if isinstance(phase, str):
+        out["status"] = {"phase": phase}
+    return out
+
+
 _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
+    "Event": _event,
+    "PersistentVolumeClaim": _pvc,
     "Pod": _pod,
     "Node": _node,
     "PodGroup": _by_schema,

@@ -1,0 +1,215 @@
+"""Documents and tables for the diagnosis commands: `pending`, `why-preempted`, `whatif --optimal`.
+
+Documents are plain data (the JSON/YAML contract, kind PendingReport / PreemptionForensics);
+the renderers only print them."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from rich.console import Console
+
+from .document import API_VERSION
+from .tables import print_table, print_warnings
+
+
+def _iso(t: float | None) -> str | None:
+    if t is None:
+        return None
+    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def age(seconds: float | None) -> str:
+    """kubectl's short age: 45s, 12m, 5h, 3d."""
+    if seconds is None:
+        return "-"
+    s = max(int(seconds), 0)
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= n:
+            return f"{s // n}{unit}"
+    return f"{s}s"
+
+
+def pending_document(t: Any, source: str = "", namespace: str | None = None) -> dict[str, Any]:
+    rows = []
+    for r in t.rows:
+        rows.append({
+            "kind": r.kind, "namespace": r.namespace, "name": r.name, "priority": r.priority,
+            "pendingPods": r.pending_pods, "created": _iso(r.created),
+            "ageSeconds": None if r.created is None else max(int(t.now - r.created), 0),
+            "reason": r.reason, "upstreamReason": r.upstream or None, "blockers": list(r.blockers),
+            "preemption": {"helps": r.preemption, "victimPods": r.victim_pods, "victimUnits": r.victim_units,
+                           "outcome": r.outcome or None, "why": r.preemption_why or None},
+            "scaleUp": r.scale_up or None, "notes": list(r.notes),
+        })
+    return {"apiVersion": API_VERSION, "kind": "PendingReport", "source": source, "namespace": namespace, "now": _iso(t.now),
+            "nodeTemplates": t.templates, "items": rows, "warnings": list(t.warnings)}
+
+
+def _preempt_cell(p: dict) -> str:
+    if p["helps"] == "yes":
+        return f"yes: {p['victimPods']} pod(s) in {p['victimUnits']} unit(s)"
+    if p["helps"] == "not allowed" and p.get("why"):
+        return f"not allowed: {p['why'].split(' (')[0]}"
+    return p["helps"]
+
+
+def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
+    headers = ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE"]
+    if wide:
+        headers += ["UPSTREAM", "BLOCKERS", "NOTES"]
+    rows = []
+    for r in doc["items"]:
+        row = [r["kind"], r["namespace"], r["name"], r["priority"], r["pendingPods"], age(r["ageSeconds"]),
+               r["reason"], _preempt_cell(r["preemption"]), r["scaleUp"] or "-"]
+        if wide:
+            row += [r["upstreamReason"] or "-", "; ".join(r["blockers"][1:]) or "-", "; ".join(r["notes"]) or "-"]
+        rows.append(row)
+    if not rows:
+        where = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
+        (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
+        return
+    print_table(console, None, headers, rows, no_headers)
+    if not wide and not no_headers:
+        ups = [(f"{r['namespace']}/{r['name']}", r["upstreamReason"]) for r in doc["items"] if r["upstreamReason"]]
+        if ups:
+            console.print("\nUpstream reasons (kube-scheduler's own words):", highlight=False)
+            for k, u in ups:
+                console.print(f"  {k}: {u}", highlight=False)
+    print_warnings(err or console, doc.get("warnings") or [])
+
+
+def optimal_section(ans: Any, res: Any) -> dict[str, Any]:
+    """The `optimal` section of a WhatIfReport: the solver's answer beside kube-scheduler's."""
+    from .document import unit_ref
+
+    sched_pods = len(res.victim_pods)
+    sched_units = len(res.victims)
+    d: dict[str, Any] = {
+        "status": ans.status, "message": ans.message,
+        "scheduler": {"outcome": res.outcome, "victimUnits": sched_units, "victimPods": sched_pods, "pdbViolations": ans.scheduler_pdb_violations,
+                      "victimPodsByPriority": _by_priority([v.unit for v in res.victims])},
+        "objective": ["PDB violations", "victim pods per priority level, highest first", "victim pods", "victim units"],
+        "unmodelled": list(ans.unmodelled),
+    }
+    if ans.solution is not None:
+        d["solver"] = {"backend": ans.solution.backend, "variables": ans.variables, "constraints": ans.constraints,
+                       "stages": [{"objective": s.name, "value": s.value, "bound": s.bound, "optimal": s.optimal,
+                                   "gap": s.gap, "seconds": round(s.seconds, 4)} for s in ans.solution.stages]}
+    if ans.victims or ans.status in ("optimal", "feasible", "unverified"):
+        d["optimum"] = {"victimUnits": len(ans.victims), "victimPods": ans.victim_pods, "pdbViolations": ans.pdb_violations,
+                        "victimPodsByPriority": _by_priority(ans.victims),
+                        "victims": [unit_ref(u) for u in ans.victims],
+                        "placements": [{"pod": {"namespace": p.namespace, "name": p.name}, "node": n} for p, n in ans.placements]}
+        d["optimum"]["schedulerPlacesIt"] = ans.scheduler_places
+        if ans.verify_failure:
+            d["optimum"]["verifyFailure"] = ans.verify_failure
+        if ans.cuts:
+            d["optimum"]["cuts"] = list(ans.cuts)
+        d["summary"] = _optimal_summary(d)
+    elif res.outcome != "Preempt" and ans.status != "not-applicable":
+        d["summary"] = f"kube-scheduler finds no placement ({res.outcome}); {ans.message}"
+    else:
+        d["summary"] = ans.message
+    return d
+
+
+def _by_priority(units: list) -> dict[str, int]:
+    out: dict[int, int] = {}
+    for u in units:
+        out[u.priority] = out.get(u.priority, 0) + len(u.pods)
+    return {str(k): out[k] for k in sorted(out, reverse=True)}
+
+
+def _optimal_summary(d: dict) -> str:
+    s, o = d["scheduler"], d["optimum"]
+    if s.get("outcome", "Preempt") != "Preempt":
+        proven = "proven optimal" if d["status"] == "optimal" else "best found, not proven optimal"
+        places = ("; kube-scheduler's own cycle would not find it" if o.get("schedulerPlacesIt") is False else "")
+        return (f"kube-scheduler finds no placement ({s['outcome']}); a placement needing {o['victimUnits']} unit(s) "
+                f"({o['victimPods']} pod(s)) exists ({proven}){places}")
+    head = (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); "
+            f"a placement needing {o['victimUnits']} unit(s) ({o['victimPods']} pod(s)) exists")
+    if d["status"] == "unverified":
+        return head + " in the solver's model, but it fails our Filter plugins: " + o.get("verifyFailure", "")
+    same = (s["pdbViolations"], s["victimPodsByPriority"], s["victimPods"], s["victimUnits"]) == (
+        o["pdbViolations"], o["victimPodsByPriority"], o["victimPods"], o["victimUnits"])
+    if same:
+        return (f"kube-scheduler evicts {s['victimUnits']} unit(s) ({s['victimPods']} pod(s)); that is already the fewest "
+                f"by upstream's importance order ({d['status']})")
+    proven = "proven optimal" if d["status"] == "optimal" else "best found (not proven optimal)"
+    return head + f" ({proven}; {_decides(s, o)})"
+
+
+def _decides(s: dict, o: dict) -> str:
+    """The first criterion of the importance order on which the optimum is better."""
+    if o["pdbViolations"] != s["pdbViolations"]:
+        return f"PDB violations {o['pdbViolations']} vs {s['pdbViolations']}"
+    levels = sorted({int(k) for k in list(s["victimPodsByPriority"]) + list(o["victimPodsByPriority"])}, reverse=True)
+    for lvl in levels:
+        a, b = o["victimPodsByPriority"].get(str(lvl), 0), s["victimPodsByPriority"].get(str(lvl), 0)
+        if a != b:
+            return f"victim pods at priority {lvl}: {a} vs {b}"
+    if o["victimPods"] != s["victimPods"]:
+        return f"victim pods {o['victimPods']} vs {s['victimPods']}"
+    return f"victim units {o['victimUnits']} vs {s['victimUnits']}"
+
+
+def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
+    console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
+    o = d.get("optimum")
+    if o:
+        rows = [[f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], u["pods"]] for u in o["victims"]]
+        print_table(console, "Victims of the fewest-victims placement", ["UNIT", "KIND", "MODE", "PRIORITY", "PODS"], rows, no_headers)
+        per: dict[str, list[str]] = {}
+        for p in o["placements"]:
+            per.setdefault(p["node"], []).append(p["pod"]["name"])
+        print_table(console, "Its placement", ["NODE", "PODS", "NAMES"], [[n, len(v), ", ".join(v)] for n, v in per.items()], no_headers)
+        by = lambda x: ", ".join(f"{v} at {k}" for k, v in x.items()) or "none"  # noqa: E731
+        console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
+                      f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
+        if o.get("schedulerPlacesIt") is not None:
+            say = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
+                   if o["schedulerPlacesIt"] else
+                   "kube-scheduler's own cycle would not place the preemptor with only these victims gone (its greedy placement "
+                   "needs more room than this packing)")
+            console.print(say + ".", highlight=False)
+    sv = d.get("solver")
+    if sv:
+        secs = sum(s["seconds"] for s in sv["stages"])
+        gaps = [s for s in sv["stages"] if not s["optimal"]]
+        gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
+        console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
+    if sv:
+        console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".",
+                      highlight=False)
+
+
+def forensics_document(f: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION, "kind": "PreemptionForensics",
+        "victim": {"kind": f.kind, "namespace": f.namespace, "name": f.name, "priority": f.priority, "node": f.node or None},
+        "preempted": f.preempted, "time": _iso(f.time), "evidence": list(f.evidence),
+        "suspects": [{"kind": s.kind, "namespace": s.namespace, "name": s.name, "priority": s.priority,
+                      "confidence": s.confidence, "evidence": list(s.evidence)} for s in f.suspects],
+        "replay": f.replay or None, "uncertainty": list(f.uncertainty),
+    }
+
+
+def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
+    v = d["victim"]
+    say = lambda s: console.print(s, highlight=False)  # noqa: E731
+    verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
+    say(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
+    if v["priority"] is not None:
+        say(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
+    for e in d["evidence"]:
+        say(f"  - {e}")
+    if d["suspects"]:
+        rows = [[f"{s['kind']} {s['namespace']}/{s['name']}", s["priority"], s["confidence"], "; ".join(s["evidence"])] for s in d["suspects"]]
+        print_table(console, "Most likely preemptor(s)", ["PREEMPTOR", "PRIORITY", "CONFIDENCE", "REASON"], rows, no_headers)
+    if d["replay"]:
+        say(f"Replay: {d['replay']}")
+    for u in d["uncertainty"]:
+        say(f"Uncertain: {u}")

@@ -1,0 +1,107 @@
+"""Preemption evidence in raw objects, for `why-preempted`: the victims' DisruptionTarget
+conditions and the "Preempted" events. The model keeps only what kube-scheduler reads; these
+are read from the raw items (a live read, or a snapshot that kept them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+@dataclass(slots=True, frozen=True)
+class Condition:
+    namespace: str
+    name: str
+    reason: str
+    time: float | None
+    message: str
+
+
+@dataclass(slots=True, frozen=True)
+class PreemptedEvent:
+    namespace: str  # the victim's
+    name: str
+    time: float | None
+    message: str  # "Preempted by <type> <uid> on node <node>" (executor.go PreemptPod)
+    related_kind: str = ""  # the preemptor, when the event carries `related`
+    related_namespace: str = ""
+    related_name: str = ""
+    related_uid: str = ""
+
+
+def parse_time(t: Any) -> float | None:
+    if not isinstance(t, str) or not t:
+        return None
+    try:
+        return dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condition], list[PreemptedEvent]]:
+    conds: dict[tuple[str, str], Condition] = {}
+    events: list[PreemptedEvent] = []
+    for o in items:
+        if not isinstance(o, dict):
+            continue
+        kind = o.get("kind")
+        md = o.get("metadata") or {}
+        if kind == "Pod":
+            for c in (o.get("status") or {}).get("conditions") or []:
+                if isinstance(c, dict) and c.get("type") == "DisruptionTarget" and c.get("status") == "True":
+                    ns, name = md.get("namespace") or "default", md.get("name") or ""
+                    conds[(ns, name)] = Condition(ns, name, str(c.get("reason") or ""), parse_time(c.get("lastTransitionTime")),
+                                                  str(c.get("message") or ""))
+        elif kind == "Event" and o.get("reason") == "Preempted":
+            inv = o.get("involvedObject") or o.get("regarding") or {}
+            rel = o.get("related") or {}
+            t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
+            events.append(PreemptedEvent(
+                inv.get("namespace") or md.get("namespace") or "default", inv.get("name") or "", t,
+                str(o.get("message") or o.get("note") or ""), rel.get("kind") or "", rel.get("namespace") or "",
+                rel.get("name") or "", rel.get("uid") or ""))
+    return conds, events
+
+
+def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], list[str]] | None:
+    """Unscheduled pods whose PersistentVolumeClaims are not bound: (namespace, pod) -> reasons.
+    `listed`: PVCs were read (live with the grant, `snapshot --pvcs`, or PVC objects in the
+    files); otherwise None: nothing is known about them. A generic ephemeral volume's claim is
+    `<pod>-<volume>` (created by the ephemeral volume controller)."""
+    phases: dict[tuple[str, str], str] = {}
+    wanting: list[tuple[str, str, list[str]]] = []
+    for o in items:
+        if not isinstance(o, dict):
+            continue
+        md = o.get("metadata") or {}
+        ns = md.get("namespace") or "default"
+        if o.get("kind") == "PersistentVolumeClaim":
+            phases[(ns, md.get("name") or "")] = str((o.get("status") or {}).get("phase") or "Pending")
+        elif o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"):
+            claims = []
+            for v in (o.get("spec") or {}).get("volumes") or []:
+                if not isinstance(v, dict):
+                    continue
+                if isinstance(v.get("persistentVolumeClaim"), dict):
+                    claims.append(str(v["persistentVolumeClaim"].get("claimName") or ""))
+                elif isinstance(v.get("ephemeral"), dict):
+                    claims.append(f"{md.get('name')}-{v.get('name')}")
+            if claims:
+                wanting.append((ns, str(md.get("name") or ""), claims))
+    if not listed and not phases:
+        return None
+    out: dict[tuple[str, str], list[str]] = {}
+    for ns, pod, claims in wanting:
+        why = []
+        for c in claims:
+            phase = phases.get((ns, c))
+            if phase is None:
+                why.append(f"PVC {c} does not exist")
+            elif phase != "Bound":
+                why.append(f"PVC {c} is {phase} (not bound)")
+        if why:
+            out[(ns, pod)] = why
+    return out

@@ -3,7 +3,11 @@
 Budgets are consumed in the order given (importance-descending), so more important victims use
 the budget first. A pod named in a PDB's status.disruptedPods is already counted and consumes
 nothing. A unit is violating when any of its pods is; its violate count is how many are.
-We keep decrementing every matching PDB after a violation, as the long-standing code does.
+A pod stops at the first PDB it violates: later matching PDBs are not decremented for it (v1.37.2
+util.go `podIsViolating` returns true there; the older filterPodsWithPDBViolation kept decrementing).
+PDBs are walked in snapshot order (a live snapshot lists them by namespace/name).
+UPSTREAM-DIFF: upstream walks them in its informer's list order, which is unspecified; it only
+matters for a pod under two PDBs where the first one walked is violated.
 
 Selector semantics follow upstream after PR #141785 (merged 2026-09, "Fix Scheduler Preemption
 Ignoring Empty PDB Selectors"): a policy/v1 `selector: {}` matches every pod of the namespace,
@@ -95,6 +99,7 @@ def classify(units: list[VictimUnit], pdbs: list[PodDisruptionBudget]) -> tuple[
                     name = f"{pdb.namespace}/{pdb.name}"
                     if name not in names:
                         names.append(name)
+                    break  # podIsViolating returns at the first violated budget
             if violated:
                 count += 1
         if not count:

@@ -42,6 +42,7 @@ ENGINE = [
     "tests/test_placement.py",
     "tests/test_explanation_steps.py",
     "tests/test_selectors.py",
+    "tests/test_pick_one_node_tie.py",
 ]
 FRAMEWORK = ENGINE + ["tests/test_vectorized_reference.py", "tests/test_filter_all_vector.py"]
 

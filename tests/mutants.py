@@ -90,6 +90,12 @@ MUTANTS: list[Mutant] = [
     M("score-least-allocated-flipped", "framework/scoring.py",
       "total = least_allocated(state, pod, nodes) * 1", "total = -least_allocated(state, pod, nodes) * 1",
       "NodeResourcesFit LeastAllocated: emptier nodes score higher", tuple(FRAMEWORK)),
+    M("cpg-min-group-count", "framework/podgroup.py",
+      'min_count = cpg.min_group_count if cpg.policy == "gang" else 1', "min_count = 1",
+      "GangScheduling.PlacementFeasible: a gang CompositePodGroup needs minGroupCount successful children"),
+    M("gang-min-count", "framework/podgroup.py",
+      'min_count = pg.min_count if pg.policy == "gang" else 1', "min_count = 1",
+      "GangScheduling.PlacementFeasible: a gang PodGroup needs minCount pods"),
     # ---- victim units and importance ----------------------------------------------------------
     M("importance-size-flipped", "preemption/importance.py",
       "return (-priority, -rank, -size, earliest_start, first_uid)",

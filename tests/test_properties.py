@@ -6,8 +6,9 @@ selectors. The preemptor is a pending gang PodGroup. When the outcome is Preempt
 
 * every victim unit has an effective priority strictly below the preemptor's (semantics doc 3.3);
 * an All-mode group is preempted whole or not at all (2.7);
-* with the victims removed, the reported placement really fits: replayed in order on a fresh
-  ClusterState with Filter-with-nominated-pods then assume (3.4);
+* with the victims removed, the reported placement really fits: replayed in order with
+  Filter-with-nominated-pods then assume (3.4), the node-local plugins on the plain reference
+  (tests/reference_filter.py), only the cross-node ones on the engine;
 * every victim is needed: putting any one victim unit back into that final state breaks the replay.
   With only node-local filters (resources, ports, taints, selectors) fit is monotone in the set of
   running pods, so a unit that failed its reprieve with fewer pods back also fails with more.

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -220,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("-v", action="store_true", help="show pytest output")
     args = ap.parse_args(argv)
+    # On SIGTERM unwind like Ctrl-C: subprocess.run kills the running pytest and the temporary
+    # copy of the package is removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     chosen = [m for m in MUTANTS if args.select in m.id]
     for m in chosen:  # fail fast on a stale mutant before running anything
         n = (PKG / m.path).read_text().count(m.old)

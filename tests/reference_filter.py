@@ -10,6 +10,8 @@ TaintToleration x3, NodeAffinity x2; ties go to the smallest node name.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kubectl_wap.framework.plugins.selectors import match_node_selector_term, node_matches_pod_node_affinity, tolerates_taint
 from kubectl_wap.model import Node, Pod, Taint
 
@@ -65,6 +67,20 @@ def node_status(pod: Pod, node: Node, running: list[Pod]) -> Verdict:
     if reasons:
         return (UNRESOLVABLE if unresolvable else UNSCHEDULABLE, tuple(reasons), "NodeResourcesFit")
     return OK
+
+
+def node_status_with_nominated(pod: Pod, node: Node, running: list[Pod], nominated: list[Pod]) -> Verdict:
+    """RunFilterPluginsWithNominatedPods: the pending pods nominated to this node whose priority is
+    >= the pod's (addGENominatedPods; the pod itself excluded) are added and Filter must pass,
+    then Filter must also pass without them."""
+    prio = pod.priority or 0
+    ge = [replace(p, node_name=node.name) for p in nominated
+          if p.nominated_node_name == node.name and p.uid != pod.uid and (p.priority or 0) >= prio]
+    if ge:
+        v = node_status(pod, node, running + ge)
+        if v[0] != SUCCESS:
+            return v
+    return node_status(pod, node, running)
 
 
 def filter_nodes(pod: Pod, nodes: list[Node], running: list[Pod]) -> dict[str, Verdict]:

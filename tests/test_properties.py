@@ -6,8 +6,9 @@ selectors. The preemptor is a pending gang PodGroup. When the outcome is Preempt
 
 * every victim unit has an effective priority strictly below the preemptor's (semantics doc 3.3);
 * an All-mode group is preempted whole or not at all (2.7);
-* with the victims removed, the reported placement really fits: replayed in order on a fresh
-  ClusterState with Filter-with-nominated-pods then assume (3.4);
+* with the victims removed, the reported placement really fits: replayed in order with
+  Filter-with-nominated-pods then assume (3.4), the node-local plugins on the plain reference
+  (tests/reference_filter.py), only the cross-node ones on the engine;
 * every victim is needed: putting any one victim unit back into that final state breaks the replay.
   With only node-local filters (resources, ports, taints, selectors) fit is monotone in the set of
   running pods, so a unit that failed its reprieve with fewer pods back also fails with more.
@@ -22,6 +23,7 @@ from dataclasses import replace as _replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import reference_filter as ref
 from kubectl_wap.framework.filtering import pre_filter
 from kubectl_wap.framework.schedule_one import Scheduler
 from kubectl_wap.framework.state import ClusterState
@@ -244,17 +246,27 @@ def _all_units(snap: Snapshot) -> list[list[Pod]]:
 
 
 def replay_fits(snap: Snapshot, removed: set[str], placements: list[tuple[Pod, str]]) -> bool:
-    """Fresh ClusterState without the `removed` pod uids; place each preemptor pod in order with
-    Filter (with nominated pods) then assume. True when every one passes."""
+    """Without the `removed` pod uids, place each preemptor pod in order: the node-local Filter
+    with nominated pods is the plain reference (tests/reference_filter.py), not the engine's; the
+    engine's filter is consulted only for the cross-node plugins (anti-affinity, spread) the
+    reference does not model. True when every one passes."""
     state = ClusterState(snap.nodes, [p for p in snap.pods if p.uid not in removed])
+    running = [p for p in snap.pods if p.scheduled and p.uid not in removed]
     nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
     sched = Scheduler(state, nominated)
+    nodes = {n.name: n for n in snap.nodes}
+    placed: set[str] = set()
     for pod, node in placements:
+        noms = [p for p in nominated if p.uid not in placed]
+        if ref.node_status_with_nominated(pod, nodes[node], running, noms)[0] != ref.SUCCESS:
+            return False
         idx = state.node_index[node]
         cycle = pre_filter(state, pod)
-        if not sched.filter_with_nominated(pod, cycle, idx).ok:
+        if cycle.plugins and not sched.filter_with_nominated(pod, cycle, idx).ok:
             return False
         state.add_pod(pod, idx)
+        running.append(_replace(pod, node_name=node, phase="Running"))
+        placed.add(pod.uid)
     return True
 
 

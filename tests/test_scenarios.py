@@ -8,6 +8,7 @@ CLI in-process (``kubectl wap whatif ... -o json``) against the cluster and comp
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,16 @@ SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
 OUTCOMES = {"NoPreemptionNeeded", "Preempt", "Unschedulable", "NotEligible", "Invalid"}
 WHATIF_KINDS = {"podgroup", "compositepodgroup", "pod"}
 KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy"}
-TOP_KEYS = {"name", "source", "adapted", "featureGates", "cluster", "whatif", "expect"}
-EXPECT_KEYS = {"outcome", "victims", "victimOrder", "messageContains", "nominatedNode", "placements"}
+TOP_KEYS = {"name", "source", "adapted", "derived", "featureGates", "cluster", "whatif", "expect"}
+EXPECT_KEYS = {"outcome", "victims", "victimOrder", "messageContains", "nominatedNode", "placements",
+               "numPDBViolations", "violatesPDB"}
+# `source`: kubernetes/kubernetes[@rev] <file.go> <Function or TestName>[: '<case name>'] (several joined by " and ");
+# without @rev the citation is checked against v1.37.2; @master marks a case only on the development branch.
+# A *_test.go citation must name the table case; a citation of a non-test file names the upstream function whose
+# rule the fixture follows, and the fixture then says `derived:` (its expectation is reasoned, not asserted upstream).
+SOURCE_RE = re.compile(
+    r"kubernetes/kubernetes(?:@(?P<rev>[\w.-]+))? (?P<path>[\w./-]+\.go) (?P<func>[A-Za-z_][\w.]*)(?:: (?P<case>'(?:[^']|'')+'|\"[^\"]+\"))?")
+UPSTREAM = Path("/root/go/pkg/mod/k8s.io/kubernetes@v1.37.2")  # checked when present (dev machines)
 
 
 def _load(path: Path) -> dict:
@@ -40,6 +49,27 @@ def _key(obj: dict) -> tuple[str, str, str]:
     return obj.get("kind", ""), meta.get("namespace", ""), meta.get("name", "")
 
 
+def _check_source(doc: dict) -> None:
+    """Every citation names a file and a test case (or, for a code file, a function plus `derived:`); when
+    the upstream v1.37.2 tree is on disk, the file exists and contains the function and the case name."""
+    source = doc["source"]
+    assert isinstance(source, str)
+    cites = list(SOURCE_RE.finditer(source))
+    assert cites, f"source {source!r} must read: kubernetes/kubernetes <file.go> <Function>[: '<case>']"
+    for m in cites:
+        path, func, case = m["path"], m["func"], m["case"]
+        if path.endswith("_test.go"):
+            assert func.startswith("Test") and case, f"{m[0]!r}: a test file citation names TestX: '<case>'"
+        else:
+            assert "derived" in doc, f"{m[0]!r} cites code, not a test case: the fixture must say `derived:`"
+        if UPSTREAM.is_dir() and not m["rev"]:
+            text = (UPSTREAM / path).read_text()
+            assert re.search(rf"func (\([^)]*\) )?{re.escape(func)}\b", text), f"{func} not in {path}"
+            if case:
+                name = case[1:-1].replace("''", "'")
+                assert name in text, f"case {name!r} not in {path}"
+
+
 def test_scenarios_present():
     assert len(SCENARIO_FILES) >= 25, "expected the transcribed upstream scenario set"
 
@@ -52,10 +82,11 @@ def test_scenario_schema(path: Path):
     for key in ("name", "source", "cluster", "whatif", "expect"):
         assert key in doc, f"missing required key {key!r}"
     assert isinstance(doc["name"], str) and doc["name"].strip()
-    assert isinstance(doc["source"], str) and "kubernetes/kubernetes" in doc["source"], (
-        "source must cite the upstream repository, file and test/case name")
+    _check_source(doc)
     if "adapted" in doc:
         assert isinstance(doc["adapted"], str) and doc["adapted"].strip()
+    if "derived" in doc:  # the reasoning itself, not a tag
+        assert isinstance(doc["derived"], str) and len(doc["derived"].split()) >= 12, "derived: give the reasoning"
 
     gates = doc.get("featureGates")
     if gates is not None:
@@ -111,6 +142,10 @@ def test_scenario_schema(path: Path):
         assert isinstance(expect["messageContains"], str) and expect["messageContains"]
     if "nominatedNode" in expect:
         assert expect["nominatedNode"] in nodes
+    if "numPDBViolations" in expect:
+        assert isinstance(expect["numPDBViolations"], int) and expect["numPDBViolations"] >= 0
+    for v, flag in (expect.get("violatesPDB") or {}).items():
+        assert v in victims and isinstance(flag, bool), f"violatesPDB: {v!r} must be an expected victim, value true/false"
     for pod_key, node_name in (expect.get("placements") or {}).items():
         ns, _, name = pod_key.partition("/")
         assert ("Pod", ns, name) in seen, f"placement for unknown pod {pod_key}"
@@ -159,6 +194,13 @@ def test_scenario(path: Path, tmp_path: Path):
 
     if "messageContains" in expect:
         assert expect["messageContains"] in (report.get("message") or ""), context
+
+    if "numPDBViolations" in expect:
+        assert report["summary"]["pdbViolations"] == expect["numPDBViolations"], context
+    if "violatesPDB" in expect:
+        got_flags = {_pod_key(v): v.get("violatesPDB") for v in report.get("victims") or []}
+        for pod_key, flag in expect["violatesPDB"].items():
+            assert got_flags.get(pod_key) is flag, f"violatesPDB of {pod_key}\n{context}\n got: {got_flags}"
 
     if "nominatedNode" in expect:
         assert report.get("nominatedNode") == expect["nominatedNode"], context

@@ -7,6 +7,9 @@ counted: it consumes nothing); a matching one is decremented, and the pod is vio
 one budget goes below zero (`podIsViolating` returns there: the PDBs after it are not
 decremented for this pod). A unit is violating when any of its pods is; its violate count is how
 many are.
+PDBs are walked in snapshot order (a live snapshot lists them by namespace/name).
+UPSTREAM-DIFF: upstream walks them in its informer's list order, which is unspecified; it only
+matters for a pod under two PDBs where the first one walked is violated.
 
 Selector rules differ by version (profiles.py): v1.37 skips unlabeled pods entirely and treats
 nil and `{}` selectors as matching nothing (checked in the v1.37.2 source and by the oracle);
@@ -105,7 +108,7 @@ def classify(
                     name = f"{pdb.namespace}/{pdb.name}"
                     if name not in names:
                         names.append(name)
-                    break
+                    break  # podIsViolating returns at the first violated budget
             if violated:
                 count += 1
         if not count:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..framework.groups import GroupIndex, group_priority
 from ..framework.state import ClusterState
 from ..model import ALL, CompositePodGroup, Pod, PodGroup
+from .importance import importance_key
 
 POD_RANK, PODGROUP_RANK, CPG_RANK = 1, 2, 3
 _RANK = {"Pod": POD_RANK, "PodGroup": PODGROUP_RANK, "CompositePodGroup": CPG_RANK}
@@ -30,8 +31,8 @@ class VictimUnit:
     source: str = ""  # which object the priority came from ("" = the pod itself)
     violate_count: int = 0  # PDB-violating pods (set by pdb classification)
     nodes: AbstractSet[int] = field(default_factory=set)  # node indices of its pods (never mutated)
-    # Caches filled by build_units (None: compute on use): whether a pod carries required pod
-    # anti-affinity (a cross-node term for reprieval), and the importance sort key.
+    # Caches filled by build_units: whether a pod carries required pod anti-affinity (a cross-node
+    # term for reprieval; None: compute on use), and the importance sort key (importance_key).
     anti_affinity: bool | None = None
     importance: tuple | None = None
 
@@ -78,7 +79,7 @@ def _pod_unit(pod: Pod, nodes: frozenset[int], prio: int, rank: int, mode: str, 
     return VictimUnit(
         "Pod", pod.namespace, pod.name, [pod], prio, rank, mode, group, source, 0, nodes,
         _anti(pod) if pod.affinity is not None else False,
-        (-prio, -rank, -1, _INF if st is None else st, pod.uid),
+        importance_key(prio, rank, 1, _INF if st is None else st, pod.uid),
     )
 
 
@@ -168,7 +169,7 @@ def build_units(
                         nodes={state.where[p.uid] for p in pods},
                         anti_affinity=any(_anti(p) for p in pods),
                     )
-                    u.importance = (-prio, -u.rank, -len(pods), u.earliest_start, pods[0].uid)
+                    u.importance = importance_key(prio, u.rank, len(pods), u.earliest_start, pods[0].uid)
                     append(u)
                     continue
                 # Fallback: no scheduled pods resolvable -> a single-pod victim.

@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--log", help="write the apiserver/scheduler log here")
     w.add_argument("--percentage-of-nodes-to-score", type=int, default=100,
                    help="kube-scheduler percentageOfNodesToScore (default 100, as our engine models; 0 = upstream's adaptive default)")
+    sub.add_parser("build", help="compile the oracle (go test -c); prints how long it took")
     d = sub.add_parser("diff", help="differential batch: our engine vs the real scheduler on generated clusters")
     d.add_argument("--cases", type=int, default=300)
     d.add_argument("--seed", type=int, default=1)
@@ -53,6 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
     args = ap.parse_args(argv)
+    if args.command == "build":
+        from .driver import build
+
+        try:
+            build(quiet=False)
+        except OracleError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        return 0
     if args.command == "diff":
         from .batch import main_diff
 

@@ -328,8 +328,11 @@ def _click() -> Any:
     return click
 
 
+CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
+
+
 def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color,
-              spared_on_placement_only: bool = False):
+              spared_on_placement_only: bool = False, cycles: int | None = None):
     """The scenario's report document, plus (snapshot, gates) for renderings that need the cluster."""
     from . import lookup
     from .preemption.analyze import analyze
@@ -359,7 +362,9 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
             snap.warnings.append(
                 f"the file holds one pod but the gang needs minCount {min_count}: pass --replicas N to use the pod as a template"
             )
-    res = analyze(snap, kind, ns, name, gates)
+    if cycles is not None and cycles < 1:
+        raise UserError(f"--cycles must be at least 1, not {cycles}")
+    res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}))
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
     _add_numbers(doc, snap)
@@ -422,6 +427,7 @@ def whatif(
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Also compute the fewest victims (PDB violations, then priorities, then pods) any placement needs, with an exact solver.")] = False,
     optimal_time_limit: Annotated[float, typer.Option("--optimal-time-limit", help="Seconds for --optimal; beyond it the best placement found and its optimality gap are reported.")] = 10.0,
+    cycles: CyclesOpt = None,
     selector: SelectorOpt = None,
     victim_namespace: VictimNsOpt = None,
     output: _output_opt(WHATIF_FORMATS) = "table",
@@ -439,7 +445,7 @@ def whatif(
         fmt, arg = parse_output(output, WHATIF_FORMATS)
         # The default table shows only the spared units on the placement's nodes: the document
         # need not list the other (at 5,000 nodes, ~100k) spared units for it.
-        doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table")
+        doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table", cycles=cycles)
         if autoscale or node_templates or overschedule_multiplier is not None:
             doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
         if optimal:
@@ -492,6 +498,7 @@ def explain(
     hyp: Hypothetical = Hypothetical(),
     output: _output_opt(EXPLAIN_FORMATS) = "table",
     color: ColorOpt = Color.auto,
+    cycles: CyclesOpt = None,
     exit_code: ExitCodeOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -502,7 +509,7 @@ def explain(
         from .report.formats import parse_output
 
         fmt, arg = parse_output(output, EXPLAIN_FORMATS)
-        doc, _ = _analysis(kind, name, src, hyp, color)
+        doc, _ = _analysis(kind, name, src, hyp, color, cycles=cycles)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         else:

@@ -102,19 +102,24 @@ def least_allocated(pod: Pod, node: Node, running: list[Pod]) -> int:
     return total // weights if weights else 0
 
 
-def balanced_allocation(pod: Pod, node: Node, running: list[Pod]) -> int:
-    if not pod.requests.get("cpu", 0) and not pod.requests.get("memory", 0):
-        return 0  # upstream skips best-effort pods (resourceAllocationScorer.isBestEffortPod)
-    here = pods_on(node, running)
+def _balance(node: Node, here: list[Pod], extra: dict[str, int]) -> int:
     fractions = []
     for r in ("cpu", "memory"):
         cap = node.allocatable.get(r, 0)
         if cap == 0:
             continue
-        req = sum(p.requests.get(r, 0) for p in here) + pod.requests.get(r, 0)
+        req = sum(p.requests.get(r, 0) for p in here) + extra.get(r, 0)
         fractions.append(min(req / cap, 1.0))
     std = abs(fractions[0] - fractions[1]) / 2 if len(fractions) == 2 else 0.0
     return int((1 - std) * MAX)
+
+
+def balanced_allocation(pod: Pod, node: Node, running: list[Pod]) -> int:
+    """v1.37.2 balancedResourceScorer: the balance change, 50 + (50 + with_pod - without_pod) / 2."""
+    if not pod.requests.get("cpu", 0) and not pod.requests.get("memory", 0):
+        return 0  # upstream skips best-effort pods (resourceAllocationScorer.isBestEffortPod)
+    here = pods_on(node, running)
+    return MAX // 2 + (MAX // 2 + _balance(node, here, pod.requests) - _balance(node, here, {})) // 2
 
 
 def _normalize(raw: dict[str, int], reverse: bool) -> dict[str, int]:

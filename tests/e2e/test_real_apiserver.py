@@ -273,7 +273,7 @@ def test_explain_and_rank_as_reader(populated: Cluster) -> None:
     table = ok(wap(populated, "explain", "-f", job, "-n", "ml")).stdout
     assert "Reprieve" in table and "train-0" in table
 
-    ranked = json.loads(ok(wap(populated, "rank", "--priority", "1000000", "-o", "json")).stdout)
+    ranked = json.loads(ok(wap(populated, "rank", "--priority", "1000000", "--order", "protection", "-o", "json")).stdout)
     names = [f"{u['namespace']}/{u['name']}" for u in ranked["units"]]
     # Most important first: priority 1000 (a-0, d-0) before 100 (train-0, train-1, b-0); c-0 is above P.
     assert set(names) == {"batch/a-0", "batch/d-0", "ml/train-0", "ml/train-1", "batch/b-0"}, names

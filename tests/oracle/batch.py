@@ -113,7 +113,9 @@ def _oracle_answers(cases: list[dict], batch: int) -> list[dict]:
             try:
                 res = run(ocases, gates)
             except OracleError as e:  # one more try: a crashed oracle process loses its shard
-                print(f"  oracle failed ({str(e).splitlines()[0]}); retrying the batch once", file=sys.stderr)
+                why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith('{"level"')]
+                print(f"  oracle failed ({why[0]}{': ' + ' | '.join(why[-3:]) if len(why) > 1 else ''}); retrying the batch once",
+                      file=sys.stderr)
                 try:
                     res = run(ocases, gates)
                 except OracleError as e2:

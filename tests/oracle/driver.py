@@ -191,7 +191,8 @@ def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: floa
             if log:
                 cmd.append(f"-oracle.log={log}.{k}" if parallel > 1 else f"-oracle.log={log}")
             errf = (Path(d) / f"stderr-{k}.txt").open("w")
-            procs.append((subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf), cout, errf, shard))
+            # stdout too: `go test` binaries print t.Fatal's message and FAIL there
+            procs.append((subprocess.Popen(cmd, cwd=d, stdout=errf, stderr=subprocess.STDOUT), cout, errf, shard))
         by_id: dict[str, dict] = {}
         for proc, cout, errf, shard in procs:
             code = proc.wait()

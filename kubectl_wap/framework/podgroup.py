@@ -35,6 +35,13 @@ class GroupResult:
     group_statuses: dict[str, Status] = field(default_factory=dict)  # group key -> status
     # TAS (placement.py): group key -> name of the chosen placement (topology domain).
     chosen_placements: dict[str, str] = field(default_factory=dict)
+    # Pods of groups in this subtree that failed (and were reverted) but had found a node one by
+    # one. kube-scheduler keeps their per-pod Success results in the cycle's results map, and the
+    # scheduling function PodGroupPostFilter calls proposes every Success result of that map
+    # (schedule_one_podgroup.go podGroupCycle's pgSchedulingFunc -> makeProposedAssignments), so
+    # under a root that succeeds, workload-aware preemption makes room for them too (measured:
+    # tests/oracle, CompositePodGroup with a failing child gang). Nothing else uses them.
+    leaked: list[Assignment] = field(default_factory=list)
 
 
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -139,6 +146,7 @@ class PodGroupScheduler:
             status = Status(UNSCHEDULABLE, status.reasons, GANG)
         if status.code != SUCCESS:
             self.state.rollback(cp)
+            res.leaked = res.assignments + res.leaked
             res.assignments = []
             res.any_scheduled = False
         res.status = status
@@ -170,6 +178,7 @@ class PodGroupScheduler:
             r = self._run(child)
             res.failures.update(r.failures)
             res.group_statuses.update(r.group_statuses)
+            res.leaked.extend(r.leaked)
             if r.status.code == ERROR:
                 status = r.status
                 break

@@ -126,6 +126,7 @@ def pick_one_node(cands: list[_Candidate], names: list[str]) -> tuple[_Candidate
         left.sort(key=lambda c: names[c.node])
         why.append(f"tie after all criteria: smallest node name {names[left[0].node]}")
         ties.tie("preemption-candidate", ", ".join(names[c.node] for c in left))
+        left = left[ties.pick(len(left)):]  # the smallest name unless ties.explore() is on
     return left[0], why
 
 

@@ -248,7 +248,9 @@ def _post_filter(
             res.unplaced = _unplaced(after.failures, pending, placed)
             steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
             return res
-        valid = after.assignments
+        # What upstream's scheduling function proposes: the tree's assignments, plus the pods a
+        # failed child group had placed one by one (framework/podgroup.py GroupResult.leaked).
+        valid = after.assignments + after.leaked
         # With TAS the scheduling function already chose the best placement (topology domain);
         # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
         steps.extend(_placement_steps(after))

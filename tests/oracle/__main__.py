@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--feature-gates", default="")
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
+    d.add_argument("--explore", type=int, default=30,
+                   help="tie-dependent cases: runs of our engine with random tie-breaks looking for the real answer")
     sc = sub.add_parser("scale", help="one cluster at scale (benchmark size M: 1,000 nodes, 30k pods, a 256-pod gang), both engines timed")
     sc.add_argument("--size", default="M", help="benchmark size (benchmarks/generate.py SIZES)")
     sc.add_argument("--gang", default="gang-256", help="the pending gang asked about (bench-gangs namespace)")

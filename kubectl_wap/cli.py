@@ -953,9 +953,11 @@ def complete_main() -> None:
     if args and args[0] in ("__complete", "__completeNoDesc"):
         args = args[1:]
     cands, directive = candidates(args)
-    for c in cands:
-        print(c)
-    print(directive)
+    try:
+        sys.stdout.write("".join(f"{c}\n" for c in cands) + f"{directive}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # the shell stopped reading (`| head`): nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def main() -> None:

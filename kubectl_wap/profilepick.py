@@ -68,7 +68,8 @@ def pick_profile(requested: Profile | None, server_version: str) -> Picked:
     newest, oldest = released[-1], released[0]
     if p is not None or mm > (_minor(newest.version) or (0, 0)):
         extra = f" (pass --scheduler-version {key} for its development-branch rules)" if p is not None else ""
-        return Picked(newest, f"newest released profile: server version {server_version} has none",
+        why = f"its {key} profile is unreleased" if p is not None else "no profile that new"
+        return Picked(newest, f"newest released: server version {server_version}, {why}",
                       f"the server runs {server_version}, newer than the newest released rules we model: analyzing with "
                       f"Kubernetes {newest.version} rules{extra}")
     return Picked(oldest, f"oldest profile: server version {server_version} is older",

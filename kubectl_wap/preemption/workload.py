@@ -274,6 +274,12 @@ def _post_filter(
         violating, non_violating, which = classify(ordered, snap.pdbs, profile)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
+        if profile.reprieval == "two-phase":
+            # Same verdicts as the full replay (upstream documents the phases as equivalent, and
+            # the default ReprieveFilter attempts every victim): only the procedure is named.
+            steps.append("Reprieval by the 1.38 procedure: " + ("the ReprieveFilter admits each unit, then " if profile.reprieve_filter else "")
+                         + "Phase 1 checks node-local Filters on the unit's nodes and Phase 2 the cross-node Filters over every "
+                         "assignment (the same verdicts as replaying every assignment).")
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
         candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):

@@ -52,8 +52,7 @@ def parse_scheduler_version(text: str | None) -> Profile | None:
 def pick_profile(requested: Profile | None, server_version: str) -> Picked:
     """The profile for an input whose server reported `server_version` ("" when unknown)."""
     if requested is not None:
-        note = "" if requested.released else ", unreleased: rules from upstream's development branch"
-        return Picked(requested, f"--scheduler-version{note}")
+        return Picked(requested, "--scheduler-version")
     mm = _minor(server_version) if server_version else None
     if mm is None:
         shown = f"unreadable server version {server_version!r}" if server_version else "no server version"

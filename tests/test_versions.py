@@ -68,7 +68,7 @@ def test_override_gives_each_versions_answer(tmp_path: Path, version: str) -> No
     snap = _snapshot(tmp_path, "v1.37.2")
     code, out, _ = _run(WHATIF + ["--snapshot", str(snap), "-o", "json", "--scheduler-version", version])
     doc = json.loads(out)
-    assert code == 0 and doc["schedulerVersion"] == version and doc["schedulerVersionSource"].startswith("--scheduler-version")
+    assert code == 0 and doc["schedulerVersion"] == version and doc["schedulerVersionSource"] == "--scheduler-version"
     assert doc["schedulerVersionReleased"] is PROFILES[version].released
     assert _victims(doc) == ANSWER[version]
 
@@ -90,9 +90,9 @@ def test_table_output_shows_profile_and_warning(tmp_path: Path) -> None:
     assert "Scheduler rules: Kubernetes 1.37, default: no server version in the input" in out
     assert "Warning: the input carries no server version" in err
     code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2")), "--scheduler-version", "1.38", "--color", "never"])
-    assert "Scheduler rules: Kubernetes 1.38 (unreleased), --scheduler-version" in out
+    assert "Scheduler rules: Kubernetes 1.38 (unreleased: rules from upstream's development branch), --scheduler-version" in out
     code, out, _ = _run(["explain"] + WHATIF[1:] + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2")), "--scheduler-version", "1.38"])
-    assert "Scheduler rules: Kubernetes 1.38 (unreleased)" in out and "Victim-aware node choice" in out
+    assert "Scheduler rules: Kubernetes 1.38 (unreleased:" in out and "Victim-aware node choice" in out
 
 
 def test_unreleased_server_version_is_not_picked_automatically(tmp_path: Path) -> None:

@@ -19,5 +19,5 @@ def profile_line(doc: dict[str, Any]) -> str | None:
     v = doc.get("schedulerVersion")
     if not v:
         return None
-    state = "" if doc.get("schedulerVersionReleased", True) else " (unreleased)"
+    state = "" if doc.get("schedulerVersionReleased", True) else " (unreleased: rules from upstream's development branch)"
     return f"Scheduler rules: Kubernetes {v}{state}, {doc.get('schedulerVersionSource', 'default')}"

@@ -95,6 +95,11 @@ def test_table_output_shows_profile_and_warning(tmp_path: Path) -> None:
     assert "Scheduler rules: Kubernetes 1.38 (unreleased:" in out and "Victim-aware node choice" in out
 
 
+def test_html_report_names_the_version(tmp_path: Path) -> None:
+    code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2")), "-o", "html", "--scheduler-version", "1.38"])
+    assert code == 0 and '<p id="scheduler-version">Scheduler rules: Kubernetes 1.38 (unreleased' in out
+
+
 def test_unreleased_server_version_is_not_picked_automatically(tmp_path: Path) -> None:
     code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.38.0-alpha.2")), "-o", "json"])
     doc = json.loads(out)

@@ -186,3 +186,19 @@ def test_diff_between_versions(tmp_path: Path) -> None:
     code, out, err = _run(["diff"] + WHATIF[1:] + ["--snapshot", snap, "--to", "--scheduler-version 1.38", "-o", "json"])
     assert code == 0, err
     assert "v-pg1-1" in out  # removed from the victims under 1.38
+
+
+def test_victim_aware_commitments_follow_rollbacks() -> None:
+    """A preemptor pod whose assume was rolled back (a failed gang, another TAS placement tried)
+    no longer holds its victims: only pods still placed in the state count."""
+    from types import SimpleNamespace
+
+    from kubectl_wap.preemption.victimaware import VictimAwareChoice
+
+    placed = {"a"}
+    state = SimpleNamespace(has=lambda p: p.uid in placed)
+    choice = VictimAwareChoice(SimpleNamespace(state=state), [], {})
+    choice.commits = {"a": (SimpleNamespace(uid="a"), frozenset({0})), "b": (SimpleNamespace(uid="b"), frozenset({1}))}
+    assert choice._committed() == {0}
+    placed.add("b")
+    assert choice._committed() == {0, 1}

@@ -77,8 +77,12 @@ def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:
 
 
 class PodGroupScheduler:
-    def __init__(self, scheduler: Scheduler, index: GroupIndex, tas: bool = True):
+    def __init__(self, scheduler: Scheduler, index: GroupIndex, tas: bool = True,
+                 nothing_placed: str = "pod group is unschedulable"):
         self.sched = scheduler
+        # The fit error of a cycle that placed no pod: the version profile's wording
+        # (profiles.py no_pods_schedulable_message).
+        self.nothing_placed = nothing_placed
         self.state = scheduler.state
         self.index = index
         self._path: set[tuple[str, str]] = set()
@@ -99,7 +103,7 @@ class PodGroupScheduler:
         finally:
             self.state.rollback(cp)
         if res.status.code == SUCCESS and not res.any_scheduled:
-            res.status = Status(UNSCHEDULABLE, ("pod group is unschedulable",), GANG)
+            res.status = Status(UNSCHEDULABLE, (self.nothing_placed,), GANG)
         return res
 
     def _run(self, g: Group) -> GroupResult:

@@ -29,7 +29,8 @@ from .result import (
 )
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
-from .validation import preemptor_policy, validate_group_pods
+from .validation import preemptor_policy, validate_group_pods, validate_hierarchy
+from .victimaware import VictimAwareChoice
 
 PREFIX = "pod group preemption: "
 
@@ -101,7 +102,8 @@ def preempt_for_group(
             return res
 
     # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
-    err = validate_group_pods(root, pending + running, policy_gate)
+    err = (validate_hierarchy(index, root, pending + running, policy_gate) if profile.validate_hierarchy
+           else validate_group_pods(root, pending + running, policy_gate))
     if err:
         res.outcome, res.message = INVALID, err
         steps.append(f"Validation fails (validatePodGroup): {err}. Nothing is scheduled and no preemption is attempted.")
@@ -112,7 +114,7 @@ def preempt_for_group(
         steps.append("No pending member pods: nothing to schedule.")
         return res
 
-    pgs = PodGroupScheduler(sched, index, tas)
+    pgs = PodGroupScheduler(sched, index, tas, profile.no_pods_schedulable_message)
     cp_bound = state.checkpoint()
     try:
         return _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
@@ -239,8 +241,18 @@ def _post_filter(
     try:
         # node_of: where every pod (each potential victim among them) ran before the removal.
         node_of = state.remove_pods([p for u in potential for p in u.pods], keep)
-        # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
-        after = pgs.run_root(root)
+        # 4. Schedule once on the cluster without any potential victim (fresh cycle states);
+        # under the 1.38 profile each pod's node choice prefers the cheapest new victims.
+        if profile.victim_aware_placement:
+            viol, nonviol, _ = classify(ordered, snap.pdbs, profile)
+            sched.preference = VictimAwareChoice(sched, viol + nonviol, node_of)
+            steps.append("Victim-aware node choice (Kubernetes 1.38 rules): each preemptor pod goes to the feasible node whose new "
+                         "victims cost least (no new victim, fewest PDB violations, lowest highest priority, lowest sum, fewest pods), "
+                         "then the score plugins decide.")
+        try:
+            after = pgs.run_root(root)
+        finally:
+            sched.preference = None
         if after.status.code != SUCCESS:
             res.outcome = OUT_UNSCHEDULABLE
             res.message = PREFIX + after.status.message
@@ -264,6 +276,12 @@ def _post_filter(
         violating, non_violating, which = classify(ordered, snap.pdbs, profile)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
+        if profile.reprieval == "two-phase":
+            # Same verdicts as the full replay (upstream documents the phases as equivalent, and
+            # the default ReprieveFilter attempts every victim): only the procedure is named.
+            steps.append("Reprieval by the 1.38 procedure: " + ("the ReprieveFilter admits each unit, then " if profile.reprieve_filter else "")
+                         + "Phase 1 checks node-local Filters on the unit's nodes and Phase 2 the cross-node Filters over every "
+                         "assignment (the same verdicts as replaying every assignment).")
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
         candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):

@@ -167,7 +167,7 @@ def case_for(items: Iterable[dict], kind: str, namespace: str, name: str, case_i
 
 # A shard whose oracle fails before its first case is started again, up to this many tries in all;
 # shards start this many seconds apart.
-START_TRIES = 3
+START_TRIES = 5
 STAGGER_S = 2.0
 
 
@@ -219,6 +219,7 @@ def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: floa
                 # machine. Start that shard again (the others go on).
                 if not quiet:
                     print(f"oracle: shard {k} failed to start (try {attempt + 1}); starting it again", file=sys.stderr)
+                time.sleep(STAGGER_S * (attempt + 1))  # let a load spike pass
                 procs.append(start(k, shard, attempt + 1))
                 continue
             if code != 0 or len(results) != len(shard):

@@ -312,3 +312,22 @@ def test_volume_zone_prefilter_errors() -> None:
     assert codes(items, "p")["n1"] == (UNRESOLVABLE, "VolumeBinding", ("pod has unbound immediate PersistentVolumeClaims",))
     items = ALL_KINDS + [node("n1"), sc("wffc", "WaitForFirstConsumer"), pvc("c", sc="wffc", bound=False), pod("p", ["c"])]
     assert codes(items, "p")["n1"] is None  # provisioned in the node's zone: skipped
+
+
+# ---- workload-aware preemption ------------------------------------------------------------------
+
+def test_wap_spares_the_rwop_holder_as_v1_37_2_does_and_warns() -> None:
+    # Derived from upstream v1.37.2, not asserted by an upstream test: selectVictimsOnDomain removes
+    # every potential victim (Snapshot.RemovePod decrements usedPVCRefCounts) before
+    # podGroupSchedulingFunc builds fresh CycleStates, so VolumeRestrictions' PreFilter finds the
+    # claim unused and returns Skip; RunPreFilterExtensionAddPod then skips the plugin when the holder
+    # is put back, and the holder is reprieved. The per-pod path (test above) does preempt it.
+    items = ALL_KINDS + [node("n1"), pvc("c", "v", modes=("ReadWriteOncePod",)), pv("v"), pod("holder", ["c"], "n1", prio=100)]
+    p = pod("p", ["c"], prio=300)
+    p["spec"]["schedulingGroup"] = {"podGroupName": "pg"}
+    items += [p, {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"namespace": NS, "name": "pg"},
+                  "spec": {"priority": 300, "schedulingPolicy": {"gang": {"minCount": 1}}}}]
+    res = analyze(build_snapshot(items), "podgroup", NS, "pg")
+    assert res.outcome == "Preempt" and res.victim_pods == []
+    assert any(w.startswith(f"ReadWriteOncePod claim {NS}/c of pod {NS}/p stays held by {NS}/holder (not a victim)")
+               for w in res.warnings)

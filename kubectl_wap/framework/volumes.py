@@ -15,6 +15,7 @@ from ..storage import CSINode, PersistentVolume, PersistentVolumeClaim, StorageC
 
 if TYPE_CHECKING:
     from ..model import Pod, Snapshot
+    from .state import ClusterState
 
 PVCS, PVS, STORAGE_CLASSES, CSI_NODES = "persistentvolumeclaims", "persistentvolumes", "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io"
 
@@ -94,3 +95,32 @@ def unmodeled(index: VolumeIndex, pods: "list[Pod]") -> list[str]:
         out.append("not in the snapshot: " + ", ".join(missing) + "; filters not applied to the preemptor's volumes: "
                    + ", ".join(skipped))
     return out
+
+
+def spared_rwop_holders(state: "ClusterState", pods: "list[Pod]", victims: set[str]) -> list[str]:
+    """Warnings for a workload-aware preemption whose preemptor pods' ReadWriteOncePod claims stay
+    held by pods that are not victims. kube-scheduler v1.37.2 builds the preemptor's cycle states
+    with every potential victim removed (podgrouppreemption.go selectVictimsOnDomain: "podGroupSchedulingFunc
+    creates empty CycleStates"), so VolumeRestrictions finds no claim in use and returns Skip, and
+    RunPreFilterExtensionAddPod skips it when a victim is put back: the holder is reprieved. We mirror
+    that (derived from the code, not measured) and say what it means."""
+    index = state.volumes
+    if not index.pvcs_known:
+        return []
+    own = {p.uid for p in pods}
+    out = []
+    for p in pods:
+        for v in p.volumes:
+            c = index.pvc(p.namespace, v.claim) if not v.ephemeral else None
+            if c is None or not c.read_write_once_pod:
+                continue
+            holders = [uid for uid in index.users.get((p.namespace, c.name), ())
+                       if uid in state.where and uid not in own and uid not in victims]
+            if holders:
+                names = [state.node_pods[state.where[u]][u].key for u in holders]
+                out.append(
+                    f"ReadWriteOncePod claim {c.key} of pod {p.key} stays held by {', '.join(names)} (not a victim): "
+                    "kube-scheduler v1.37.2's workload-aware preemption does not see the conflict (VolumeRestrictions "
+                    "skips in cycle states built without the potential victims), so the pod still cannot start after "
+                    "this preemption")
+    return list(dict.fromkeys(out))

@@ -8,6 +8,7 @@ from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.podgroup import PodGroupScheduler, pending_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
+from ..framework.volumes import spared_rwop_holders
 from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
@@ -117,7 +118,10 @@ def preempt_for_group(
     pgs = PodGroupScheduler(sched, index, tas)
     cp_bound = state.checkpoint()
     try:
-        return _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        out = _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        if out.outcome == PREEMPT:
+            out.warnings.extend(spared_rwop_holders(state, pending, {p.uid for p in out.victim_pods}))
+        return out
     finally:
         # Pods bound in earlier cycles were added to the state: the analysis leaves it as it was.
         state.rollback(cp_bound)

@@ -331,3 +331,12 @@ def test_wap_spares_the_rwop_holder_as_v1_37_2_does_and_warns() -> None:
     assert res.outcome == "Preempt" and res.victim_pods == []
     assert any(w.startswith(f"ReadWriteOncePod claim {NS}/c of pod {NS}/p stays held by {NS}/holder (not a victim)")
                for w in res.warnings)
+
+
+def test_prefilter_rejection_is_printed_as_prefilter_msg() -> None:
+    # schedulePod sets Diagnosis.PreFilterMsg when a PreFilter rejects; FitError.Error() then prints
+    # "0/N nodes are available: <msg>." without the per-node count.
+    snap = build_snapshot(ALL_KINDS + [node("n1"), node("n2"), pod("p", ["nope"])])
+    res = analyze(snap, "pod", NS, "p")
+    assert res.outcome == "Unschedulable"
+    assert res.message.startswith('0/2 nodes are available: persistentvolumeclaim "nope" not found. preemption: ')

@@ -340,3 +340,28 @@ def test_prefilter_rejection_is_printed_as_prefilter_msg() -> None:
     res = analyze(snap, "pod", NS, "p")
     assert res.outcome == "Unschedulable"
     assert res.message.startswith('0/2 nodes are available: persistentvolumeclaim "nope" not found. preemption: ')
+
+
+def test_wap_with_csi_limits_fast_reprieval_equals_literal() -> None:
+    # NodeVolumeLimits counts the volumes of the pods on the node: the reprieval fast path's
+    # node-local/cross-node split does not hold for it, so WAP falls back to the literal replay
+    # (reprieval.reprieve_in_order); both must give the same victims.
+    items = ALL_KINDS + [sc("wffc", "WaitForFirstConsumer"),
+                         {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"namespace": NS, "name": "pg"},
+                          "spec": {"priority": 300, "schedulingPolicy": {"gang": {"minCount": 2}}}}]
+    for n in ("n1", "n2", "n3"):
+        items += [node(n, {"kubernetes.io/hostname": n}), csinode(n, {"csi.example.com": 1})]
+    for i, n in enumerate(("n1", "n2", "n3")):
+        items += [pvc(f"old{i}", f"vold{i}"), pv(f"vold{i}", csi=("csi.example.com", f"h{i}")), pod(f"old{i}", [f"old{i}"], n, prio=100 + i)]
+    for i in range(2):
+        p = pod(f"g{i}", [f"new{i}"], prio=300)
+        p["spec"]["schedulingGroup"] = {"podGroupName": "pg"}
+        # a spread constraint that never binds, only so the fast path takes its cross-node branch
+        p["spec"]["topologySpreadConstraints"] = [{"maxSkew": 5, "topologyKey": "kubernetes.io/hostname",
+                                                   "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"g": "x"}}}]
+        items += [pvc(f"new{i}", sc="wffc", bound=False), p]
+    fast = analyze(build_snapshot(items), "podgroup", NS, "pg", fast=True)
+    literal = analyze(build_snapshot(items), "podgroup", NS, "pg", fast=False)
+    assert fast.outcome == literal.outcome == "Preempt"
+    assert sorted(p.key for p in fast.victim_pods) == sorted(p.key for p in literal.victim_pods)
+    assert len(fast.victim_pods) == 2  # one attached volume freed on each of two nodes

@@ -710,7 +710,7 @@ def snapshot(
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
-    pvcs: Annotated[bool, typer.Option("--pvcs", help="Also keep PersistentVolumeClaims' binding phase (for pending).")] = False,
+    pvcs: Annotated[bool, typer.Option("--pvcs", help="Kept for compatibility: PersistentVolumeClaims are always captured now (with PVs, StorageClasses, CSINodes).")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:

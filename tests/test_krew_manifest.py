@@ -82,6 +82,7 @@ def test_caveats_state_python_and_exact_rbac(doc):
         "nodes", "pods", "namespaces", "priorityclasses.scheduling.k8s.io",
         "poddisruptionbudgets.policy", "podgroups.scheduling.k8s.io",
         "compositepodgroups.scheduling.k8s.io",
+        "persistentvolumeclaims", "persistentvolumes", "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io",
     }
     assert "never writes" in flat
 

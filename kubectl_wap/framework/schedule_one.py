@@ -47,7 +47,10 @@ class ScheduleResult:
         return self.node is not None
 
     def message(self) -> str:
-        return fit_error_message(self.num_nodes, self.statuses)
+        # schedulePod: a rejecting PreFilter sets Diagnosis.PreFilterMsg, which FitError.Error()
+        # prints instead of the per-node histogram.
+        pre = self.cycle.prefilter_status
+        return fit_error_message(self.num_nodes, self.statuses, "" if pre.ok else pre.message)
 
 
 class NodePreference(Protocol):

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..model import HostPort, Node, Pod, Snapshot
+from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex, build_volume_index
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
@@ -70,6 +71,7 @@ class ClusterState:
         self.affinity_pods: dict[str, int] = {}
         self.affinity_version = 0  # bumped whenever affinity_pods changes (score caches key on it)
         self.ignored_pods: list[Pod] = []
+        self.volumes: VolumeIndex = EMPTY_VOLUMES  # the storage objects (build_state sets them)
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
@@ -337,4 +339,6 @@ class ClusterState:
 
 
 def build_state(snap: Snapshot) -> ClusterState:
-    return ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
+    state = ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
+    state.volumes = build_volume_index(snap)
+    return state

@@ -12,6 +12,7 @@ from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
+from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
@@ -141,8 +142,7 @@ def preempt_for_pod(
     res = Result(outcome="", message="", preemptor=pre, algorithm="default")
     steps = res.steps
     steps.append(f"Preemptor Pod {pod.key}: priority {prio}; preemptionPolicy {policy}.")
-    if pod.uses_pvcs:
-        res.warnings.append("the pod uses PersistentVolumeClaims: volume binding/zone/limits are not modeled")
+    res.warnings.extend(volume_warnings(state.volumes, [pod]))
     if pod.uses_resource_claims:
         res.warnings.append("the pod uses DRA resource claims: dynamic resource allocation is not modeled")
     err = snap.admission_errors.get(("Pod", pod.namespace, pod.name))

@@ -8,6 +8,8 @@ from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.podgroup import PodGroupScheduler, pending_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
+from ..framework.volumes import spared_rwop_holders
+from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
@@ -92,6 +94,7 @@ def preempt_for_group(
     steps.append(f"{len(pending)} pod(s) to place, {len(running)} member pod(s) already running.")
     for w in _unmodeled_warnings(root, pending, index, tas):
         res.warnings.append(w)
+    res.warnings.extend(volume_warnings(state.volumes, pending))
 
     # Priority admission rejected the preemptor (or one of its pods).
     for kind, obj in [(g.kind, g) for g in index.chain(root)] + [("Pod", p) for p in pending]:
@@ -117,7 +120,10 @@ def preempt_for_group(
     pgs = PodGroupScheduler(sched, index, tas, profile.no_pods_schedulable_message)
     cp_bound = state.checkpoint()
     try:
-        return _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        out = _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        if out.outcome == PREEMPT:
+            out.warnings.extend(spared_rwop_holders(state, pending, {p.uid for p in out.victim_pods}))
+        return out
     finally:
         # Pods bound in earlier cycles were added to the state: the analysis leaves it as it was.
         state.rollback(cp_bound)
@@ -368,8 +374,6 @@ def _placement_steps(res) -> list[str]:
 
 def _unmodeled_warnings(root: Group, pods: list[Pod], index: GroupIndex | None = None, tas: bool = True) -> list[str]:
     out = []
-    if any(p.uses_pvcs for p in pods):
-        out.append("preemptor pods use PersistentVolumeClaims: volume binding/zone/limits are not modeled")
     if any(p.uses_resource_claims for p in pods) or getattr(root, "uses_resource_claims", False):
         out.append("preemptor uses DRA resource claims: dynamic resource allocation is not modeled")
     if not tas:

@@ -146,16 +146,29 @@ def write_kubeconfig(path: Path, url: str, token: str, ca_pem: bytes) -> Path:
     return path
 
 
-def _wait_served(proc: subprocess.Popen, d: Path, log: Path, deadline_s: float = 180.0) -> dict:
-    """TestServe writes server.json (url, gitVersion) once the apiserver answers."""
+def _start(binary: Path, gates: str, d: Path, attempt: int, deadline_s: float = 180.0) -> tuple[subprocess.Popen, dict] | str:
+    """Start TestServe; its server.json (url, gitVersion) appears once the apiserver answers.
+    Returns the process and server.json, or why it did not come up (the process is gone then)."""
+    serve, log_path = d / f"serve-{attempt}", d / f"apiserver-{attempt}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [str(binary), "-test.run", "^TestServe$", "-test.timeout", "0",
+             f"-oracle.serve={serve}", f"-oracle.feature-gates={gates}",
+             f"-oracle.token-auth-file={d / 'tokens.csv'}",
+             f"-oracle.audit-policy-file={d / 'audit-policy.yaml'}", f"-oracle.audit-log={d / 'audit.log'}",
+             f"-oracle.log={d / f'klog-{attempt}.log'}"],
+            stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=d,
+        )
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        if (d / "server.json").exists():
-            return json.loads((d / "server.json").read_text())
+        if (serve / "server.json").exists():
+            return proc, json.loads((serve / "server.json").read_text())
         if proc.poll() is not None:
-            pytest.fail(f"kube-apiserver (oracle.test TestServe) exited with {proc.returncode}; log tail: {_tail(log)}")
+            return f"exited with {proc.returncode}; log tail: {_tail(log_path)}"
         time.sleep(0.2)
-    pytest.fail(f"kube-apiserver not serving after {deadline_s:g}s; log tail: {_tail(log)}")
+    proc.kill()
+    proc.wait()
+    return f"not serving after {deadline_s:g}s; log tail: {_tail(log_path)}"
 
 
 def _tail(path: Path, n: int = 8) -> str:
@@ -181,23 +194,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
         "".join(f'{tok},{user},{i},"{group}"\n' for i, (user, (tok, group)) in enumerate(TOKENS.items(), 1))
     )
     (d / "audit-policy.yaml").write_text(AUDIT_POLICY)
-    serve = d / "serve"
-    audit_log = d / "audit.log"
-    log_path = d / "apiserver.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [str(binary), "-test.run", "^TestServe$", "-test.timeout", "0",
-             f"-oracle.serve={serve}", f"-oracle.feature-gates={DEFAULT_GATES}",
-             f"-oracle.token-auth-file={d / 'tokens.csv'}",
-             f"-oracle.audit-policy-file={d / 'audit-policy.yaml'}", f"-oracle.audit-log={audit_log}",
-             f"-oracle.log={d / 'klog.log'}"],
-            stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=d,
-        )
-    c = Cluster(url="", workdir=d, ca_pem=b"", kubeconfigs={}, audit_log=audit_log, proc=proc)
+    # Upstream's StartTestServer gives the apiserver 10 s to become healthy (a hard-coded poll) and
+    # fails the test otherwise; on a loaded 2-core machine start-up takes 7-10 s, so try again.
+    failures = []
+    for attempt in range(1, 4):
+        started = _start(binary, DEFAULT_GATES, d, attempt)
+        if not isinstance(started, str):
+            break
+        failures.append(f"attempt {attempt}: {started}")
+        print(f"e2e: kube-apiserver (oracle.test TestServe) {failures[-1]}; trying again", file=sys.__stderr__)  # not captured
+    else:
+        pytest.fail("kube-apiserver (oracle.test TestServe) did not come up: " + " || ".join(failures))
+    proc, info = started
+    c = Cluster(url=info["url"], workdir=d, ca_pem=(d / f"serve-{attempt}" / "ca.crt").read_bytes(), kubeconfigs={},
+                audit_log=d / "audit.log", version=info["gitVersion"], proc=proc)
     try:
-        info = _wait_served(proc, serve, log_path)
-        c.url, c.version = info["url"], info["gitVersion"]
-        c.ca_pem = (serve / "ca.crt").read_bytes()
         c.kubeconfigs = {u: write_kubeconfig(d / f"kubeconfig-{u}", c.url, tok, c.ca_pem) for u, (tok, _) in TOKENS.items()}
         yield c
     finally:

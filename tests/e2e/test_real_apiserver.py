@@ -274,22 +274,28 @@ def test_whatif_podgroup_by_name_snapshot_equals_live(populated: Cluster, snapsh
     assert victims(off) == EXPECTED_VICTIMS and placements(off) == EXPECTED_PLACEMENT
 
 
-def test_live_whatif_equals_the_real_scheduler(populated: Cluster, snapshot_file: Path) -> None:
-    """Issue 13's check: `kubectl wap whatif` on the live path (the real kubectl finds the plugin on
-    PATH, the reader's kubeconfig) and the real kube-scheduler v1.37.2 (`python -m tests.oracle
-    whatif`) on the snapshot kubectl-wap captured from the same server give the same outcome,
-    victims and nominated node."""
-    env = dict(os.environ, KUBECONFIG=str(populated.kubeconfigs["reader"]),
+def live_and_oracle(c: Cluster, kind: str, name: str, ns: str, snapshot: Path) -> tuple[dict, dict]:
+    """`kubectl wap whatif KIND NAME` on the live path (the real kubectl finds the plugin on PATH;
+    KUBECONFIG is the reader's) and `python -m tests.oracle whatif KIND NAME --snapshot SNAPSHOT`
+    (the real kube-scheduler v1.37.2 on what kubectl-wap captured), both as report-contract JSON."""
+    env = dict(os.environ, KUBECONFIG=str(c.kubeconfigs["reader"]),
                PATH=f"{Path(tool('kubectl-wap')).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    live_res = subprocess.run([tool("kubectl"), "wap", "whatif", "podgroup", "job", "-n", "ml", "-o", "json", "--color", "never"],
-                              capture_output=True, text=True, timeout=120, cwd=populated.workdir, env=env)
+    live_res = subprocess.run([tool("kubectl"), "wap", "whatif", kind, name, "-n", ns, "-o", "json", "--color", "never"],
+                              capture_output=True, text=True, timeout=120, cwd=c.workdir, env=env)
     live = json.loads(ok(live_res).stdout)
-    oracle_res = subprocess.run([sys.executable, "-m", "tests.oracle", "whatif", "podgroup", "job", "-n", "ml",
-                                 "--snapshot", str(snapshot_file), "-o", "json"],
+    oracle_res = subprocess.run([sys.executable, "-m", "tests.oracle", "whatif", kind, name, "-n", ns,
+                                 "--snapshot", str(snapshot), "-o", "json"],
                                 capture_output=True, text=True, timeout=600, cwd=REPO)
     oracle = json.loads(ok(oracle_res).stdout)
     assert oracle["oracle"]["kubernetes"] == "v1.37.2" and not oracle["oracle"]["error"], oracle["oracle"]
-    (populated.workdir / "live-vs-oracle.json").write_text(json.dumps({"live": live, "oracle": oracle}, indent=1))
+    (c.workdir / f"live-vs-oracle-{kind}-{name}.json").write_text(json.dumps({"live": live, "oracle": oracle}, indent=1))
+    return live, oracle
+
+
+def test_live_whatif_equals_the_real_scheduler(populated: Cluster, snapshot_file: Path) -> None:
+    """Issue 13's check: on the same server, the live what-if for the gang and the real scheduler on
+    the snapshot kubectl-wap captured give the same outcome, victims and nominated nodes."""
+    live, oracle = live_and_oracle(populated, "podgroup", "job", "ml", snapshot_file)
     assert (live["outcome"], victims(live)) == (oracle["outcome"], victims(oracle))
     # A PodGroup's pods are nominated one by one (the report-contract nominatedNode is a single
     # pod's): the nodes the gang's pods are nominated to, as a multiset -- which of two identical
@@ -298,6 +304,28 @@ def test_live_whatif_equals_the_real_scheduler(populated: Cluster, snapshot_file
     assert sorted(p["node"] for p in live["placements"]) == sorted(
         [*oracle["nominated"].values(), *(p["node"] for p in oracle["placements"])])
     assert victims(live) == EXPECTED_VICTIMS  # and both are the hand-derived answer
+
+
+def test_live_whatif_pod_equals_the_real_scheduler(populated: Cluster) -> None:
+    """The same for a plain pending pod (default preemption): batch/urgent, priority 1000 (class
+    batch), 3 cpu, required to run on n2. Only units below 1000 on n2 can go: the All-mode PodGroup
+    ml/train (train-1 is on n2) and b-0 (its PDB allows no disruption). Removing train-1 frees 3 cpu,
+    so b-0 is spared; the group's All disruption mode takes train-0 on n1 with it (both engines say
+    so). The pod exists only for this test (created, snapshotted, deleted)."""
+    c = populated
+    urgent = pod("urgent", "batch", "batch", "3", None)
+    urgent["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}]}]}}}
+    c.apply([urgent])
+    try:
+        snap = c.workdir / "s-urgent.json.gz"
+        ok(wap(c, "snapshot", "--output-file", str(snap)))
+        live, oracle = live_and_oracle(c, "pod", "urgent", "batch", snap)
+    finally:
+        c.kubectl("delete", "pod", "urgent", "-n", "batch", "--grace-period=0", "--wait=false")
+    assert (live["outcome"], victims(live), live["nominatedNode"]) == (oracle["outcome"], victims(oracle), oracle["nominatedNode"])
+    assert live["outcome"] == "Preempt" and live["nominatedNode"] == "n2"
+    assert victims(live) == {"ml/train-0", "ml/train-1"}
 
 
 def test_explain_and_rank_as_reader(populated: Cluster) -> None:

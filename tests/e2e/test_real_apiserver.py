@@ -287,10 +287,13 @@ def live_and_oracle(c: Cluster, kind: str, name: str, ns: str, snapshot: Path) -
         oracle_res = subprocess.run([sys.executable, "-m", "tests.oracle", "whatif", kind, name, "-n", ns,
                                      "--snapshot", str(snapshot), "-o", "json"],
                                     capture_output=True, text=True, timeout=600, cwd=REPO)
-        # The oracle's apiserver has the same 10 s start-up limit as the tier's (real_apiserver.py).
-        if oracle_res.returncode == 0 or "context deadline exceeded" not in oracle_res.stderr:
+        # The oracle's apiserver has the same 10 s start-up limit as the tier's (real_apiserver.py);
+        # the test binary's own report of it goes to its stdout, which the driver drops, so what we
+        # see is an oracle that exited before it answered any case.
+        if oracle_res.returncode == 0 or " after 0/1 case(s)" not in oracle_res.stderr:
             break
-        print(f"e2e: the oracle's kube-apiserver did not start in 10 s (attempt {attempt + 1}); trying again", file=sys.__stderr__)
+        print(f"e2e: the oracle exited before its first case (attempt {attempt + 1}): {oracle_res.stderr.strip()[-300:]}; "
+              "trying again", file=sys.__stderr__)
     oracle = json.loads(ok(oracle_res).stdout)
     assert oracle["oracle"]["kubernetes"] == "v1.37.2" and not oracle["oracle"]["error"], oracle["oracle"]
     (c.workdir / f"live-vs-oracle-{kind}-{name}.json").write_text(json.dumps({"live": live, "oracle": oracle}, indent=1))

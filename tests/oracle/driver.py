@@ -58,7 +58,10 @@ def build(quiet: bool = False) -> Path:
         print(f"oracle: building kube-scheduler {oracle_version()} test oracle (go test -c) ...", file=sys.stderr)
     tmp = BIN_DIR / f".oracle.test.{os.getpid()}"
     env = dict(os.environ, GOFLAGS=os.environ.get("GOFLAGS", "") + " -mod=mod")
-    proc = subprocess.run([go, "test", "-c", "-vet=off", "-o", str(tmp), "."], cwd=ORACLE_DIR, env=env,
+    # The version stamp upstream's build puts in (hack/lib/version.sh): without it kube-apiserver's
+    # /version says v0.0.0-master (the e2e tier serves its API to kubectl and kubectl-wap).
+    ldflags = f"-ldflags=-X k8s.io/component-base/version.gitVersion={oracle_version()}"
+    proc = subprocess.run([go, "test", "-c", "-vet=off", ldflags, "-o", str(tmp), "."], cwd=ORACLE_DIR, env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise OracleError("building the oracle failed:\n" + proc.stdout[-4000:] + proc.stderr[-4000:])

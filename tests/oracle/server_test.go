@@ -57,15 +57,7 @@ func startServer(t *testing.T) *server {
 	cs, cfg, closeF := framework.StartTestServer(ctx, t, framework.TestServerSetup{
 		ModifyServerRunOptions: func(o *options.ServerRunOptions) {
 			o.Admission.GenericAdmission.DisablePlugins = []string{"ServiceAccount", "TaintNodesByCondition", "Priority", "StorageObjectInUseProtection"}
-			if o.APIEnablement.RuntimeConfig == nil {
-				o.APIEnablement.RuntimeConfig = cliflag.ConfigurationMap{}
-			}
-			if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
-				o.APIEnablement.RuntimeConfig[schedulingv1beta1.SchemeGroupVersion.String()] = "true"
-			}
-			if utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
-				o.APIEnablement.RuntimeConfig[schedulingv1alpha3.SchemeGroupVersion.String()] = "true"
-			}
+			serveSchedulingAPIs(o)
 		},
 	})
 	cfg.QPS = 5000
@@ -76,6 +68,21 @@ func startServer(t *testing.T) *server {
 	}
 	_ = cs
 	return &server{t: t, ctx: ctx, cancel: cancel, cs: cs2, cfg: cfg, dyn: dynamic.NewForConfigOrDie(cfg), closeF: closeF}
+}
+
+// serveSchedulingAPIs turns on the scheduling.k8s.io versions the gates need (the
+// --runtime-config of a real kube-apiserver): v1beta1 (PodGroups) with GenericWorkload,
+// v1alpha3 (CompositePodGroups) with CompositePodGroup, as InitTestAPIServer does.
+func serveSchedulingAPIs(o *options.ServerRunOptions) {
+	if o.APIEnablement.RuntimeConfig == nil {
+		o.APIEnablement.RuntimeConfig = cliflag.ConfigurationMap{}
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		o.APIEnablement.RuntimeConfig[schedulingv1beta1.SchemeGroupVersion.String()] = "true"
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+		o.APIEnablement.RuntimeConfig[schedulingv1alpha3.SchemeGroupVersion.String()] = "true"
+	}
 }
 
 func (s *server) close() {

@@ -75,7 +75,8 @@ def build(quiet: bool = False) -> Path:
 
 _KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "compositepodgroup": "CompositePodGroup", "cpg": "CompositePodGroup",
           "pod": "Pod", "po": "Pod"}
-_SENT = {"Node", "Pod", "PodGroup", "CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "Namespace"}
+_SENT = {"Node", "Pod", "PodGroup", "CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "Namespace",
+         "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
 
 
 def _meta(o: dict) -> dict:

@@ -18,6 +18,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -150,14 +151,16 @@ type Result struct {
 
 // created remembers what a case created, for the clean-up.
 type created struct {
-	mu             sync.Mutex // runningAtStart is written by createParallel's workers
-	namespaces     map[string]bool
-	nodes          []string
-	priorityClass  []string
-	hasPodGroups   bool
-	hasComposite   bool
-	preemptorPods  []PodRef
-	runningAtStart map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
+	mu            sync.Mutex // runningAtStart is written by createParallel's workers
+	namespaces    map[string]bool
+	nodes         []string
+	priorityClass []string
+	hasPodGroups  bool
+	// storage (cluster-scoped ones by name; PVCs go with their namespace)
+	pvs, storageClasses, csiNodes []string
+	hasComposite                  bool
+	preemptorPods                 []PodRef
+	runningAtStart                map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
 	// what the scheduler did, recorded while it runs: victims (when first seen marked) and the
 	// last nominated node seen on each preemptor pod (binding may clear it later)
 	victims          map[string]*Victim
@@ -246,6 +249,10 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	var cpgs []*schedulingv1alpha3.CompositePodGroup
 	var pdbs []*policyv1.PodDisruptionBudget
 	var running, pending []*v1.Pod
+	var pvcs []*v1.PersistentVolumeClaim
+	var pvs []*v1.PersistentVolume
+	var scs []*storagev1.StorageClass
+	var csiNodes []*storagev1.CSINode
 	for i, raw := range c.Objects {
 		var tm typeMeta
 		if err := json.Unmarshal(raw, &tm); err != nil {
@@ -281,6 +288,22 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			} else {
 				pending = append(pending, o)
 			}
+		case "PersistentVolumeClaim":
+			o := &v1.PersistentVolumeClaim{}
+			err = decodeInto(raw, o)
+			pvcs = append(pvcs, o)
+		case "PersistentVolume":
+			o := &v1.PersistentVolume{}
+			err = decodeInto(raw, o)
+			pvs = append(pvs, o)
+		case "StorageClass":
+			o := &storagev1.StorageClass{}
+			err = decodeInto(raw, o)
+			scs = append(scs, o)
+		case "CSINode":
+			o := &storagev1.CSINode{}
+			err = decodeInto(raw, o)
+			csiNodes = append(csiNodes, o)
 		case "Namespace":
 			o := &v1.Namespace{}
 			err = decodeInto(raw, o)
@@ -358,6 +381,9 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	// Running pods in parallel: a cluster of 30,000 pods (python -m tests.oracle scale) would
 	// take most of an hour one create at a time. Their order does not matter to the scheduler
 	// (start times come from status); the pending pods below keep theirs.
+	if err := s.createStorage(ctx, cr, scs, csiNodes, pvs, pvcs); err != nil {
+		return err
+	}
 	for _, p := range running {
 		if err := s.ensureNamespace(ctx, cr, p.Namespace); err != nil {
 			return err
@@ -374,6 +400,60 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			return err
 		}
 		cr.preemptorPods = append(cr.preemptorPods, PodRef{p.Namespace, p.Name})
+	}
+	return nil
+}
+
+// createStorage creates StorageClasses, CSINodes, PersistentVolumes and PersistentVolumeClaims
+// with their status as given (no PV controller runs: a claim bound in the file stays bound, an
+// unbound one stays pending; StorageObjectInUseProtection admission is off, so no finalizers).
+func (s *server) createStorage(ctx context.Context, cr *created, scs []*storagev1.StorageClass, csiNodes []*storagev1.CSINode,
+	pvs []*v1.PersistentVolume, pvcs []*v1.PersistentVolumeClaim) error {
+	for _, o := range scs {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.StorageV1().StorageClasses().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("StorageClass %s: %w", o.Name, err)
+		}
+		cr.storageClasses = append(cr.storageClasses, o.Name)
+	}
+	for _, o := range csiNodes {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.StorageV1().CSINodes().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("CSINode %s: %w", o.Name, err)
+		}
+		cr.csiNodes = append(cr.csiNodes, o.Name)
+	}
+	for _, o := range pvs {
+		clean(&o.ObjectMeta)
+		st := o.Status
+		c, err := s.cs.CoreV1().PersistentVolumes().Create(ctx, o, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("PersistentVolume %s: %w", o.Name, err)
+		}
+		cr.pvs = append(cr.pvs, o.Name)
+		if st.Phase != "" {
+			c.Status = st
+			if _, err := s.cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("PersistentVolume %s status: %w", o.Name, err)
+			}
+		}
+	}
+	for _, o := range pvcs {
+		clean(&o.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, o.Namespace); err != nil {
+			return err
+		}
+		st := o.Status
+		c, err := s.cs.CoreV1().PersistentVolumeClaims(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("PersistentVolumeClaim %s/%s: %w", o.Namespace, o.Name, err)
+		}
+		if st.Phase != "" {
+			c.Status = st
+			if _, err := s.cs.CoreV1().PersistentVolumeClaims(o.Namespace).UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("PersistentVolumeClaim %s/%s status: %w", o.Namespace, o.Name, err)
+			}
+		}
 	}
 	return nil
 }
@@ -765,6 +845,24 @@ func (s *server) cleanup(cr *created) error {
 			}
 		}
 		if err := s.cs.CoreV1().Events(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		if err := s.cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+	}
+	for _, n := range cr.pvs {
+		if err := s.cs.CoreV1().PersistentVolumes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.storageClasses {
+		if err := s.cs.StorageV1().StorageClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.csiNodes {
+		if err := s.cs.StorageV1().CSINodes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}

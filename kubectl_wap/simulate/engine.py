@@ -26,7 +26,8 @@ from __future__ import annotations
 import gc
 import heapq
 import time as wall
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 from ..framework.groups import Group, group_priority
@@ -66,8 +67,10 @@ def _wakes_on_bind(p: Pod) -> bool:
 
 
 class Simulator:
-    def __init__(self, snap: Snapshot, opts: Options, extras: Mapping[tuple[str, str], PodExtras], start: float):
+    def __init__(self, snap: Snapshot, opts: Options, extras: Mapping[tuple[str, str], PodExtras], start: float,
+                 submitted: AbstractSet[tuple[str, str]] = frozenset()):
         self.opts = opts
+        self.submitted = submitted
         self.w = World(snap, opts.gates, extras, start)
         self.q = Queue()
         self.sim = R.Simulation(start=start)
@@ -123,7 +126,10 @@ class Simulator:
     def run(self) -> R.Simulation:
         t0 = wall.monotonic()
         sim, w = self.sim, self.w
-        for p in sorted((p for p in w.snap.pods if _pending(p)), key=lambda p: (p.creation_timestamp if p.creation_timestamp is not None else w.now, p.namespace, p.name)):
+        if self.submitted:
+            # Hypothetical work is submitted when the simulation starts.
+            w._swap({p.uid: replace(p, creation_timestamp=w.now) for p in w.pods.values() if (p.namespace, p.name) in self.submitted and _pending(p)})
+        for p in sorted((p for p in w.pods.values() if _pending(p)), key=lambda p: (p.creation_timestamp if p.creation_timestamp is not None else w.now, p.namespace, p.name)):
             self.enqueue(p)
         for p in w.snap.pods:  # pods already terminating when the snapshot was taken
             if p.scheduled and p.deletion_timestamp is not None:
@@ -362,10 +368,11 @@ class Simulator:
 
 
 def simulate(snap: Snapshot, opts: Options | None = None, extras: Mapping[tuple[str, str], PodExtras] | None = None,
-             start: float | None = None) -> R.Simulation:
+             start: float | None = None, submitted: AbstractSet[tuple[str, str]] = frozenset()) -> R.Simulation:
     """Play every pending object of `snap` through kube-scheduler's cycles until the queue is
     empty or nothing can change (bounded by opts.max_cycles and opts.time_limit). `start`: the
-    simulated time of the first cycle (default: the latest timestamp in the snapshot)."""
+    simulated time of the first cycle (default: the latest timestamp in the snapshot);
+    `submitted`: (namespace, name) of pending pods created at `start` (hypothetical work)."""
     opts = opts or Options()
     if start is None:
         stamps = [t for p in snap.pods for t in (p.creation_timestamp, p.start_time) if t is not None]
@@ -373,7 +380,7 @@ def simulate(snap: Snapshot, opts: Options | None = None, extras: Mapping[tuple[
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return Simulator(snap, opts, extras or {}, start).run()
+        return Simulator(snap, opts, extras or {}, start, submitted).run()
     finally:
         if enabled:
             gc.enable()

@@ -38,6 +38,7 @@ class World:
         self.state = build_state(self.snap)
         self.sched = Scheduler(self.state, [p for p in snap.pods if p.nominated_node_name and not p.scheduled])
         self._other: Scheduler | None = None
+        self._nominated_at = {p.uid: i for i, lst in self.sched.nominated.items() for p in lst}
         self.pods: dict[str, Pod] = {p.uid: p for p in snap.pods}
         self.extras: dict[str, PodExtras] = {}
         for p in snap.pods:
@@ -51,6 +52,9 @@ class World:
         self.names = {(p.namespace, p.name) for p in snap.pods}
         self._pdb_base = list(snap.pdbs)
         self._pdb_missing = [0] * len(snap.pdbs)
+        self._pdbs_in: dict[str, list[int]] = {}  # namespace -> indices of its PDBs
+        for i, pdb in enumerate(snap.pdbs):
+            self._pdbs_in.setdefault(pdb.namespace, []).append(i)
         self.job_failures: Counter[tuple[str, str]] = Counter()
 
     # ---- lookups ----------------------------------------------------------------------------
@@ -83,14 +87,20 @@ class World:
                 lst[:] = [q for q in (changes.get(x.uid, x) if x.uid in changes else x for x in lst) if q is not None]
 
     def _nominate_in_scheduler(self, pod: Pod, node: str) -> None:
-        for lst in self.sched.nominated.values():
+        """The nominator's entry for the pod: moved to `node` ("" removes it)."""
+        old = self._nominated_at.pop(pod.uid, None)
+        if old is not None:
+            lst = self.sched.nominated[old]
             for i, q in enumerate(lst):
                 if q.uid == pod.uid:
                     del lst[i]
                     break
+            if not lst:
+                del self.sched.nominated[old]
         idx = self.state.node_index.get(node) if node else None
         if idx is not None:
             self.sched.nominated.setdefault(idx, []).append(pod)
+            self._nominated_at[pod.uid] = idx
 
     # ---- changes ----------------------------------------------------------------------------
     def bind(self, placements: Iterable[tuple[Pod, str]]) -> list[Pod]:
@@ -188,7 +198,8 @@ class World:
         pods gone since) disruptions; a matching pod bound again gives one back.
         UPSTREAM-DIFF: the controller recomputes from healthy pods and desiredHealthy, which the
         snapshot does not hold; this counts the change since the capture."""
-        for i, pdb in enumerate(self._pdb_base):
+        for i in self._pdbs_in.get(pod.namespace, ()):
+            pdb = self._pdb_base[i]
             if not pdb_matches(pdb, pod, self.gates.profile):
                 continue
             m = max(0, self._pdb_missing[i] + missing)

@@ -797,7 +797,7 @@ def simulate(
     name: Annotated[Optional[str], typer.Argument(help="With --replicas only: the hypothetical group's name.")] = None,
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    at: Annotated[Optional[str], typer.Option("--at", help="Simulated start time (RFC 3339), when hypothetical work is submitted (default: the snapshot's capture time, else now).")] = None,
+    at: Annotated[Optional[str], typer.Option("--at", help="Simulated start time (RFC 3339), when hypothetical work is submitted (default: the snapshot's capture time; live: now; a file without one: its latest timestamp).")] = None,
     max_cycles: Annotated[int, typer.Option("--max-cycles", help="Stop after this many scheduling cycles.")] = 10_000,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Stop after this many seconds of computing.")] = 300.0,
     recreate_victims: Annotated[bool, typer.Option("--recreate-victims/--no-recreate-victims", help="Victims with a controller owner reference come back as new pending pods (default on).")] = True,
@@ -846,8 +846,8 @@ def simulate(
         extras: dict = {}
         snap = _load(src, color, extra, extras)
         lookup.check_cluster(snap, need_pods=extra is None)
-        if start is None:
-            start = _snapshot_time(snap) or time.time()
+        if start is None:  # the capture time; live: now; a file without one: its latest timestamp (engine default)
+            start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
         submitted = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name"))
                               for o in extra or [] if o.get("kind") == "Pod")
         opts = Options(gates, max_cycles, time_limit, recreate_victims, grace, grace_seconds, job_backoff_limit, storm_limit)

@@ -260,3 +260,29 @@ def test_bad_options_are_one_line_errors():
                       (["podgroup", "x"], "TYPE NAME names only hypothetical work")):
         r = CliRunner().invoke(app, ["simulate", "--demo", *args])
         assert r.exit_code == 2 and msg in r.output, r.output
+
+
+def test_docs_examples():
+    docs = Path(__file__).parent.parent / "docs" / "examples"
+    cascade = _cli("--snapshot", str(docs / "simulate-cascade.yaml"))
+    assert cascade["summary"]["cascadeDepth"] == 2 and cascade["stopReason"] == R.NO_PROGRESS
+    assert [p["name"].startswith("etl-28931-") for p in cascade["pending"]] == [True]
+    storm = _cli("--snapshot", str(docs / "simulate-storm.yaml"))
+    assert [s["cutOff"] for s in storm["storms"]] == [True] and storm["summary"]["evictedPods"] == 3
+
+
+def test_failed_postfilter_clears_the_pods_nomination(tmp_path):
+    # p was nominated to a in an earlier cycle; nothing of lower priority runs anywhere now:
+    # PostFilter finds no candidate and clears the nomination (preemption.go evaluate).
+    path = _write(tmp_path, [_node("a", "2"), _pod("big", 100, "2", node="a"), _pod("p", 100, "2")])
+    data = json.loads(Path(path).read_text())
+    data["items"][2]["status"]["nominatedNodeName"] = "a"
+    Path(path).write_text(json.dumps(data))
+    header, items = raw_source(path, False, None, None)
+    snap = build(header, items)
+    from kubectl_wap.simulate.engine import Simulator
+
+    s = Simulator(snap, Options(), {}, 0.0)
+    sim = s.run()
+    assert [c.action for c in sim.cycles] == [R.UNSCHEDULABLE]
+    assert s.w.pods["p"].nominated_node_name == "" and s.w.sched.nominated == {}

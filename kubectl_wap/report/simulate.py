@@ -162,6 +162,8 @@ def render_simulation(doc: dict, console: Console, wide: bool = False, no_header
         say(console, f"WARNING: preemption storm: {_object(st['preemptor'])} preempted the lineage of {st['victim']} "
                      f"{len(st['cycles'])} times (cycles {', '.join(map(str, st['cycles']))})"
                      + ("; cut off: the simulation stopped scheduling it" if st["cutOff"] else ""), "bold red", "WARNING:")
+    if doc["storms"]:
+        console.print()
     if doc["pending"]:
         print_table(console, "Still pending", ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "REASON"],
                     [[p["kind"], p["namespace"], p["name"], p["priority"], p["pods"], p["reason"]] for p in doc["pending"]], no_headers)

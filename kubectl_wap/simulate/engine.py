@@ -36,6 +36,7 @@ from ..preemption.default import preempt_for_pod
 from ..preemption.gates import Gates
 from ..preemption.result import INVALID as OUT_INVALID
 from ..preemption.result import NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Result
+from ..preemption.result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from ..preemption.workload import preempt_for_group
 from ..snapshot.owners import PodExtras
 from . import records as R
@@ -223,6 +224,10 @@ class Simulator:
             self.sim.cycles.append(R.CycleRecord(action=R.INVALID, pending_left=len(pending), **rec))
             self.q.stop(e, f"invalid: {res.message}")
             return
+        if e.obj.kind == "Pod" and res.outcome == OUT_UNSCHEDULABLE and pending[0].nominated_node_name:
+            # PostFilter found no candidate: NewPostFilterResultWithNominatedNode("") clears the
+            # pod's nomination (an ineligible pod keeps it: its PostFilter result is nil).
+            w.nominate([(pending[0], "")])
         waiting = res.outcome == NOT_ELIGIBLE and "terminating pod on the nominated node" in res.message
         action = R.WAITING if waiting else R.UNSCHEDULABLE
         self.sim.cycles.append(R.CycleRecord(action=action, pending_left=len(pending), **rec))
@@ -375,7 +380,7 @@ def simulate(snap: Snapshot, opts: Options | None = None, extras: Mapping[tuple[
     `submitted`: (namespace, name) of pending pods created at `start` (hypothetical work)."""
     opts = opts or Options()
     if start is None:
-        stamps = [t for p in snap.pods for t in (p.creation_timestamp, p.start_time) if t is not None]
+        stamps = [t for p in snap.pods if (p.namespace, p.name) not in submitted for t in (p.creation_timestamp, p.start_time) if t is not None]
         start = max(stamps) if stamps else 0.0
     enabled = gc.isenabled()
     gc.disable()

@@ -95,6 +95,8 @@ class Simulator:
         if pod.scheduler_name != DEFAULT_SCHEDULER:
             self.held.append((pod, f"schedulerName {pod.scheduler_name}: not scheduled by kube-scheduler's default profile"))
             return
+        # UPSTREAM-DIFF: a pod's queue timestamp is when the scheduler added it (or last retried
+        # it); a snapshot shows neither, so work already pending is ordered by creation time.
         ts = pod.creation_timestamp if pod.creation_timestamp is not None else w.now
         if self.opts.gates.generic_workload and pod.pod_group_name:
             leaf = w.index.leaf_of(pod)
@@ -161,7 +163,8 @@ class Simulator:
 
     def _advance_time(self) -> bool:
         """Nothing is active: let simulated time run to the next end of a grace period. False
-        when nothing is terminating (no event can come)."""
+        when nothing is terminating (no event can come).
+        UPSTREAM-DIFF: cycles take no simulated time and there is no backoff; time moves only here."""
         w = self.w
         if not self.expiries:
             return False
@@ -313,8 +316,9 @@ class Simulator:
             self.enqueue(new)
 
     def _place_other_pending(self) -> None:
-        """Recreated pods of another scheduler: placed by it as soon as they fit (modelled with our
-        Filter and Score plugins, blind to our nominations)."""
+        """Recreated pods of another scheduler: placed by it as soon as they fit.
+        UPSTREAM-DIFF: that scheduler is modelled as the default profile (our Filter and Score
+        plugins) with an empty nominator: it never sees our nominations (issue #130429)."""
         if not self.other_pending:
             return
         w = self.w

@@ -165,6 +165,9 @@ class World:
         ex = self.extras.get(victim.uid)
         if ex is None or not ex.owner_kind or ex.owner_kind == "Node":
             return None, "no controller"
+        # UPSTREAM-DIFF: the Job itself is not in the snapshot: its backoffLimit is the option's
+        # (default 6, the API default) and a podFailurePolicy that ignores DisruptionTarget is
+        # not seen, so every preempted pod counts as a failure.
         if ex.owner_kind == "Job":
             k = (victim.namespace, ex.owner_name)
             self.job_failures[k] += 1

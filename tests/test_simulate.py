@@ -286,3 +286,22 @@ def test_failed_postfilter_clears_the_pods_nomination(tmp_path):
     sim = s.run()
     assert [c.action for c in sim.cycles] == [R.UNSCHEDULABLE]
     assert s.w.pods["p"].nominated_node_name == "" and s.w.sched.nominated == {}
+
+
+def test_a_terminating_victim_is_not_deleted_again(tmp_path):
+    # low was already terminating in the snapshot (grace period 60 s): p counts it as its victim,
+    # but nothing is deleted or recreated for it again; p binds when low's grace period ends.
+    path = _write(tmp_path, [_node("a", "2"), _pod("low", 10, "2", node="a", grace=60, owner=("ReplicaSet", "low")), _pod("p", 100, "2")])
+    data = json.loads(Path(path).read_text())
+    data["items"][1]["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:00Z"
+    Path(path).write_text(json.dumps(data))
+    sim = _sim(path)
+    assert [(c.action, [v.name for v in c.victims]) for c in sim.cycles] == [(R.PREEMPT, ["low"]), (R.BIND, [])]
+    assert [e.kind for e in sim.events] == [R.TERMINATED]
+    assert sim.cycles[1].time == _ts("2026-12-01T10:01:00Z")
+
+
+def _ts(t: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()

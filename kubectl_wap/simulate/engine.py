@@ -287,6 +287,9 @@ class Simulator:
                 le = self.q.get(R.ObjectRef("Pod", p.namespace, p.name), p.uid)
                 if le is not None:
                     self.q.activate(le)
+        # A victim already terminating is counted but not deleted again (upstream sends no API
+        # call for it): it ends at its own grace period and its controller has already acted.
+        pods = [p for p in pods if p.deletion_timestamp is None]
         for p in pods:
             self._victim_cycle[p.uid] = n
         if self.opts.grace:

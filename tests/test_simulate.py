@@ -305,3 +305,17 @@ def _ts(t: str) -> float:
     import datetime as dt
 
     return dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
+
+
+def test_statefulset_victim_comes_back_with_its_name(tmp_path):
+    path = _write(tmp_path, [_node("a", "2"), _node("b", "1"), _pod("db-0", 10, "2", node="a", owner=("StatefulSet", "db")), _pod("p", 100, "2")])
+    sim = _sim(path)
+    [ev] = [e for e in sim.events if e.kind == R.RECREATED]
+    assert (ev.pod, ev.detail) == ("default/db-0", "default/db-0")
+    assert [p.obj.name for p in sim.pending] == ["db-0"]  # nowhere to go: b is too small
+
+
+def test_max_cycles_bounds_the_run():
+    doc = _cli("--demo", "--max-cycles", "3")
+    assert doc["stopReason"] == R.MAX_CYCLES and len(doc["cycles"]) == 3
+    assert any(p["reason"].startswith("not attempted before the simulation stopped") for p in doc["pending"])

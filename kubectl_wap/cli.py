@@ -850,7 +850,8 @@ def simulate(
             start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
         submitted = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name"))
                               for o in extra or [] if o.get("kind") == "Pod")
-        opts = Options(gates, max_cycles, time_limit, recreate_victims, grace, grace_seconds, job_backoff_limit, storm_limit)
+        opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
+                       grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
         sim = play(snap, opts, extras, start, submitted)
         if recreate_victims and not extras and sim.evictions:
             sim.warnings.append("no pod in this source carries an owner reference (snapshots saved by kubectl wap and live reads keep none): "

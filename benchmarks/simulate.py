@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--size", default="S")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--gangs", type=int, default=20)
+    ap.add_argument("--time-limit", type=float, default=300.0, help="the simulator's wall-clock bound (its default: 300 s)")
     a = ap.parse_args(argv)
 
     from kubectl_wap.simulate import Options, simulate
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     load_s = time.perf_counter() - t
     added = add_gangs(snap, a.gangs)
     t, c = time.perf_counter(), time.process_time()
-    sim = simulate(snap, Options())
+    sim = simulate(snap, Options(time_limit=a.time_limit))
     wall_s, cpu_s = time.perf_counter() - t, time.process_time() - c
     pre = [x for x in sim.cycles if x.action == R.PREEMPT]
     digest = hashlib.sha256(json.dumps([(x.n, x.obj.kind, x.obj.namespace, x.obj.name, x.action, x.placed, [v.key for v in x.victims])

@@ -13,13 +13,15 @@ from typing import Callable
 
 from .cliopts import Hypothetical, Source, flag_names
 
-COMMANDS = ["whatif", "explain", "rank", "diff", "pending", "why-preempted", "snapshot", "completion", "version"]
+COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 SHELLS = ["bash", "zsh", "fish", "powershell"]
 FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file"}
 OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-multiplier", "--exit-code", "--no-headers",
                "--color", "--debug", "--selector", "--victim-namespace", "--to", "--order", "--limit", "--for",
-               "--all-namespaces", "--priority", "--redact", "--output-file"]
+               "--all-namespaces", "--priority", "--redact", "--output-file",
+               "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
+               "--job-backoff-limit", "--storm-limit"]  # simulate
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default

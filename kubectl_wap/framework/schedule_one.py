@@ -96,16 +96,25 @@ class Scheduler:
         node, Filter must pass both with them added and without them."""
         noms = self._nominated_on(pod, idx)
         if noms:
-            extra = np.zeros(len(self.state.resources), dtype=np.int64)
             ports = []
             c2 = cycle.clone() if cycle.plugins else cycle
+            # Sum the requests per template (pods of one template share their requests mapping):
+            # a gang nominated to a node is one vector times its count.
+            per: dict[int, list] = {}
             for p in noms:
-                extra = extra + self.state.dense_request(p)
-                ports.extend(p.host_ports)
+                e = per.get(id(p.requests))
+                if e is None:
+                    per[id(p.requests)] = [p, 1]
+                else:
+                    e[1] += 1
+                if p.host_ports:
+                    ports.extend(p.host_ports)
                 if cycle.plugins:
                     c2.add_pod(self.state, pod, p, idx)
-            if len(extra) < len(self.state.resources):
-                extra = np.pad(extra, (0, len(self.state.resources) - len(extra)))
+            vectors = [(self.state.request_vector(p), k) for p, k in per.values()]  # may add resource columns
+            extra = np.zeros(len(self.state.resources), dtype=np.int64)
+            for (cols, amts), k in vectors:
+                extra[cols] += amts * k  # a pod names each resource once: no repeated index
             st = filter_node(self.state, self.static, pod, c2, idx, extra, len(noms), ports)
             if not st.ok:
                 return st

@@ -680,6 +680,22 @@ func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, er
 	return b.String(), attempted, nil
 }
 
+// nominatedAfterFailure: a nominated node that PostFilter set, not the one the pod-group cycle
+// writes while it binds pods that fit (schedule_one.go "Updating pod condition and nominated node
+// name", nominatingMode 1, on a successful cycle: no preemption at all). PostFilter runs only after
+// a failed cycle, which leaves a FailedScheduling event, or the pod is still pending.
+func nominatedAfterFailure(cr *created, now map[string]*v1.Pod, failedOnce map[string]bool) bool {
+	for k := range cr.nominated {
+		if failedOnce[k] {
+			return true
+		}
+		if p, ok := now[k]; ok && p.Spec.NodeName == "" {
+			return true
+		}
+	}
+	return false
+}
+
 func hasCondition(p *v1.Pod, t v1.PodConditionType) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == t {
@@ -701,6 +717,7 @@ func condition(p *v1.Pod, t v1.PodConditionType) *v1.PodCondition {
 // readOff turns the cluster after the scheduler stopped into the report contract.
 func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result) error {
 	now := map[string]*v1.Pod{}
+	failedOnce := map[string]bool{} // pods with a FailedScheduling event: a cycle failed for them
 	for _, ns := range sortedKeys(cr.namespaces) {
 		pods, err := s.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -713,6 +730,9 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 		evs, err := s.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			for _, e := range evs.Items {
+				if e.Reason == "FailedScheduling" {
+					failedOnce[key(e.InvolvedObject.Namespace, e.InvolvedObject.Name)] = true
+				}
 				if e.Reason == "Preempted" || e.Reason == "FailedScheduling" && strings.Contains(e.Message, "preempt") {
 					res.Events = append(res.Events, fmt.Sprintf("%s %s/%s: %s", e.Reason, e.InvolvedObject.Namespace, e.InvolvedObject.Name, e.Message))
 				}
@@ -766,7 +786,7 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 	switch {
 	case len(res.Victims) > 0:
 		res.Outcome = "Preempt"
-	case len(cr.nominated) > 0 && !cr.nominatedAtStart:
+	case nominatedAfterFailure(cr, now, failedOnce) && !cr.nominatedAtStart:
 		// PodGroupPostFilter / PostFilter succeeded without a victim the API shows (none needed:
 		// reprieval put every candidate back, or the only ones are already terminating) and
 		// nominated the pods.

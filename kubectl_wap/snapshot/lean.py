@@ -38,6 +38,9 @@ import json
 from typing import Any, Iterator, Union
 
 import msgspec
+import msgspec.structs
+
+from .spectemplates import SpecTemplate, TemplatedSpec
 
 _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fields
 
@@ -206,19 +209,56 @@ def _whole(raw: Any) -> Any:
         return json.loads(bytes(raw))
 
 
+_encode = msgspec.json.encode
+
+
+class _Templates:
+    """Replicas carry the same spec apart from nodeName: each distinct spec becomes one shared
+    SpecTemplate (the formatVersion 2 mechanism, spectemplates.py), so convert.py computes the
+    spec-derived fields once per distinct spec instead of once per pod. The key is the spec's own
+    JSON without nodeName, encoded by msgspec from the Struct (a few microseconds)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[bytes, SpecTemplate] = {}
+
+    def pod(self, p: Any) -> dict:
+        spec = p.spec
+        out = _to_builtins(msgspec.structs.replace(p, spec=None))
+        if spec is None:
+            return out
+        node = spec.nodeName
+        if node is not None:
+            spec.nodeName = None
+        key = _encode(spec)
+        t = self._by_key.get(key)
+        if t is None:
+            if len(self._by_key) > 100_000:
+                self._by_key.clear()
+            t = self._by_key[key] = SpecTemplate(_to_builtins(spec))
+        own = TemplatedSpec(t.spec)
+        if node is not None:
+            dict.__setitem__(own, "nodeName", node)
+        own.template = t
+        out["spec"] = own
+        return out
+
+
 def item_decoder(item_kind: str) -> Any:
     """decode(raw) -> a plain dict for one item: typed when it fits, else whole (see module doc).
-    `item_kind` is the kind every item has (a typed list's), or "" for a mixed `List`."""
+    `item_kind` is the kind every item has (a typed list's), or "" for a mixed `List`. A pod's
+    spec is a TemplatedSpec (a dict) shared with the pods of the same spec."""
     typed = _ONE_KIND.get(item_kind) if item_kind else _ANY_KIND
     if typed is None:
         return _whole
     dec = typed.decode
+    pod = _Templates().pod
 
     def decode(raw: Any) -> Any:
         try:
-            return _to_builtins(dec(raw))
+            obj = dec(raw)
         except _Error:  # not this shape, or a kind not typed here: the whole object
             return _whole(raw)
+        return pod(obj) if type(obj) is _Pod else _to_builtins(obj)
 
     return decode
 

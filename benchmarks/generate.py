@@ -522,7 +522,7 @@ def generate(size: str, out: str = DEFAULT_OUT, seed: int = 42, nodes: int | Non
         w.write(b"]}\n")
         w.flush()
         w.detach()
-        w1.write(b'],"kind":"List","metadata":{"resourceVersion":""}}')  # kind after the items, as Go's encoder may order it
+        w1.write(b'],"kind":"List","metadata":{"resourceVersion":""}}')  # kind after the items, as kubectl orders a List's keys
         w1.flush()
         w1.detach()
     os.replace(tmp, list_path)

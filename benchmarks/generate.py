@@ -4,6 +4,8 @@
 
 - ``<size>-list.json.gz``: one ``kubectl get ... -o json`` style ``List`` holding every object in
   its full API shape (managedFields, env, probes, volumes, status conditions: ~4 KB per pod);
+- ``<size>-list1.json.gz``: the same List on one line (compact, as an API response or `jq -c`
+  writes it: no layout to split on, the whole document is one JSON value);
 - ``<size>-snapshot.json.gz``: the same objects in our snapshot format, stripped with
   :func:`kubectl_wap.snapshot.strip.strip_object` and written by ``write_snapshot``;
 - ``<size>-meta.json``: counts, the pending gangs and generation time.
@@ -485,14 +487,18 @@ def generate(size: str, out: str = DEFAULT_OUT, seed: int = 42, nodes: int | Non
     n_nodes, n_pods = (nodes, pods) if nodes else SIZES[size]
     os.makedirs(out, exist_ok=True)
     list_path = os.path.join(out, f"{size}-list.json.gz")
+    list1_path = os.path.join(out, f"{size}-list1.json.gz")
     snap_path = os.path.join(out, f"{size}-snapshot.json.gz")
     t0 = time.perf_counter()
     g = Gen(n_nodes, n_pods, seed, gangs)
-    tmp = list_path + ".tmp"
+    tmp, tmp1 = list_path + ".tmp", list1_path + ".tmp"
     raw_bytes = 0
-    with open(tmp, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", compresslevel=level, mtime=0) as gz:
+    with open(tmp, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", compresslevel=level, mtime=0) as gz, \
+            open(tmp1, "wb") as f1, gzip.GzipFile(fileobj=f1, mode="wb", compresslevel=level, mtime=0) as gz1:
         w = io.BufferedWriter(gz, 1 << 20)
+        w1 = io.BufferedWriter(gz1, 1 << 20)
         w.write(b'{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n')
+        w1.write(b'{"apiVersion":"v1","items":[')
         first = True
 
         def tee() -> Iterator[dict]:
@@ -502,7 +508,9 @@ def generate(size: str, out: str = DEFAULT_OUT, seed: int = 42, nodes: int | Non
                 raw_bytes += len(b)
                 if not first:
                     w.write(b",\n")
+                    w1.write(b",")
                 w.write(b)
+                w1.write(b)
                 first = False
                 yield strip_object(obj)
 
@@ -514,9 +522,13 @@ def generate(size: str, out: str = DEFAULT_OUT, seed: int = 42, nodes: int | Non
         w.write(b"]}\n")
         w.flush()
         w.detach()
+        w1.write(b'],"kind":"List","metadata":{"resourceVersion":""}}')  # kind after the items, as kubectl orders a List's keys
+        w1.flush()
+        w1.detach()
     os.replace(tmp, list_path)
+    os.replace(tmp1, list1_path)
     meta = {"size": size, "seed": seed, "nodes": n_nodes, "pods_target": n_pods, "counts": g.counts, "gangs": g.pending,
-            "list_path": list_path, "snapshot_path": snap_path, "list_bytes_raw": raw_bytes,
+            "list_path": list_path, "list1_path": list1_path, "snapshot_path": snap_path, "list_bytes_raw": raw_bytes,
             "list_bytes_gz": os.path.getsize(list_path), "snapshot_bytes_gz": os.path.getsize(snap_path),
             "bytes_per_pod": round(raw_bytes / max(1, g.counts.get("pods", 1))), "generate_s": round(time.perf_counter() - t0, 2)}
     with open(os.path.join(out, f"{size}-meta.json"), "w") as f:
@@ -530,7 +542,7 @@ def ensure(size: str, out: str = DEFAULT_OUT, seed: int = 42, **kw) -> dict:
     if os.path.exists(mp):
         with open(mp) as f:
             meta = json.load(f)
-        if meta.get("seed") == seed and os.path.exists(meta["list_path"]) and os.path.exists(meta["snapshot_path"]) and not kw:
+        if meta.get("seed") == seed and os.path.exists(meta["list_path"]) and os.path.exists(meta.get("list1_path", "")) and os.path.exists(meta["snapshot_path"]) and not kw:
             return meta
     return generate(size, out, seed, **kw)
 

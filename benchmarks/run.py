@@ -7,13 +7,16 @@ measurement runs in a fresh child process so peak RSS belongs to that step alone
 - ``snapshot``: ``load_snapshot`` of our snapshot format, then ``analyze`` (fast reprieval) for
   each pending gang; end-to-end from our format for gang g = load(snapshot) + analyze(g);
 - ``e2e``: the same from the full ``kubectl get -o json`` List (victims asserted equal);
+- ``e2e1``: the same from that List written on one line (``<size>-list1.json.gz``, issue 18);
 - ``cli``: the installed ``kubectl-wap whatif ... -s snapshot`` per gang, wall time of the whole
   process (interpreter start, imports, load, analysis, table rendering);
 - ``literal`` (once, not repeated: it is slow): ``analyze(..., fast=False)`` for each gang, under a
   per-gang time limit, asserting the same outcome and the same victims as the fast path.
 
 Medians over --repeat runs are printed; ratio (a) = end-to-end / bare json.load of the same List,
-ratio (b) = literal / fast analysis time. Raw numbers go to <out>/results-<size>.json.
+ratio (b) = literal / fast analysis time. Raw numbers go to <out>/results-<size>.json. Every
+timed step also records its CPU time (`time.process_time`, `*_cpu_s`): on a machine shared with
+other work, wall time measures the neighbours too.
 """
 
 from __future__ import annotations
@@ -41,21 +44,24 @@ def _maxrss_mb() -> float:
 
 def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float = 0) -> dict:
     if mode == "bare":
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         gc.disable()
         with gzip.open(meta["list_path"]) as f:
             doc = json.load(f)
-        out = {"bare_s": time.perf_counter() - t, "items": len(doc["items"])}
+        out = {"bare_s": time.perf_counter() - t, "bare_cpu_s": time.process_time() - c, "items": len(doc["items"])}
     elif mode == "cli":
         # The user's end-to-end: the installed console script, table output, one process per gang.
         out = {"cli_s": {}}
         exe = os.path.join(os.path.dirname(sys.executable), "kubectl-wap")
         cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "kubectl_wap.cli"]
+        out["cli_cpu_s"] = {}
         for g in meta["gangs"]:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(cmd + ["whatif", "podgroup", g["name"], "-n", g["namespace"], "-s", meta["snapshot_path"]],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             out["cli_s"][g["name"]] = time.perf_counter() - t
+            d = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out["cli_cpu_s"][g["name"]] = d.ru_utime + d.ru_stime - c.ru_utime - c.ru_stime
         out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         return out
     else:
@@ -63,10 +69,12 @@ def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float
         from kubectl_wap.snapshot.files import load_snapshot
 
         # snapshot: our format (the literal comparison reads it too); e2e: the kubectl List.
-        key, path = ("load_list_s", meta["list_path"]) if mode == "e2e" else ("load_snapshot_s", meta["snapshot_path"])
-        t = time.perf_counter()
+        key, path = {"e2e": ("load_list_s", meta["list_path"]), "e2e1": ("load_list_s", meta.get("list1_path"))}.get(
+            mode, ("load_snapshot_s", meta["snapshot_path"]))
+        t, c = time.perf_counter(), time.process_time()
         snap = load_snapshot(path)
-        out = {key: time.perf_counter() - t, "pods": len(snap.pods), "analyze_s": {}, "outcome": {}, "victims": {}}
+        out = {key: time.perf_counter() - t, key[:-2] + "_cpu_s": time.process_time() - c, "pods": len(snap.pods),
+               "analyze_s": {}, "analyze_cpu_s": {}, "outcome": {}, "victims": {}}
         fast_victims = {}
 
         def alarm(*_):
@@ -77,7 +85,7 @@ def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float
         # machine busy with other work must not cut a run off sooner (the CI smoke test uses 8 s).
         signal.signal(signal.SIGVTALRM, alarm)
         for g in meta["gangs"]:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             if analyze_timeout:
                 signal.setitimer(signal.ITIMER_REAL, analyze_timeout)
             try:
@@ -90,9 +98,11 @@ def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             out["analyze_s"][g["name"]] = time.perf_counter() - t
+            out["analyze_cpu_s"][g["name"]] = time.process_time() - c
             out["outcome"][g["name"]] = r.outcome
             out["victims"][g["name"]] = [len(r.victims), len(r.victim_pods)]
             fast_victims[g["name"]] = (r.outcome, [p.key for p in r.victim_pods])
+            out.setdefault("victim_keys", {})[g["name"]] = [list(p.key) if isinstance(p.key, tuple) else p.key for p in r.victim_pods]
         out["maxrss_mb"] = _maxrss_mb()
         if mode == "literal":
             out["literal_s"], out["literal_same"] = {}, {}
@@ -129,7 +139,7 @@ def _spawn(mode: str, size: str, out_dir: str, literal_timeout: float, analyze_t
 def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool = True, literal_timeout: float = 300.0,
           gen_kw: dict | None = None, analyze_timeout: float = 0) -> dict:
     meta = ensure(size, out_dir, **(gen_kw or {}))
-    runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": [], "cli": []}
+    runs: dict[str, list[dict]] = {"bare": [], "snapshot": [], "e2e": [], "e2e1": [], "cli": []}
     for _ in range(repeat):
         for mode in runs:
             runs[mode].append(_spawn(mode, size, out_dir, literal_timeout, analyze_timeout))
@@ -144,6 +154,11 @@ def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool 
         "load_snapshot_s": med(r["load_snapshot_s"] for r in runs["snapshot"]),
         "snapshot_rss_mb": max(r["maxrss_mb"] for r in runs["snapshot"]),
         "load_list_s": med(r["load_list_s"] for r in runs["e2e"]), "e2e_rss_mb": max(r["maxrss_mb"] for r in runs["e2e"]),
+        "load_list1_s": med(r["load_list_s"] for r in runs["e2e1"]), "e2e1_rss_mb": max(r["maxrss_mb"] for r in runs["e2e1"]),
+        "bare_cpu_s": med(r["bare_cpu_s"] for r in runs["bare"]),
+        "load_snapshot_cpu_s": med(r["load_snapshot_cpu_s"] for r in runs["snapshot"]),
+        "load_list_cpu_s": med(r["load_list_cpu_s"] for r in runs["e2e"]),
+        "load_list1_cpu_s": med(r["load_list_cpu_s"] for r in runs["e2e1"]),
         "cli_rss_mb": max(r["maxrss_mb"] for r in runs["cli"]),
         "gangs": {},
     }
@@ -160,7 +175,20 @@ def bench(size: str, repeat: int = 3, out_dir: str = DEFAULT_OUT, literal: bool 
                "victim_pods": runs["snapshot"][0]["victims"][g][1], "analyze_s": a, "e2e_s": e2e, "ratio_a": e2e / res["bare_s"],
                "e2e_snapshot_s": med(r["load_snapshot_s"] + r["analyze_s"][g] for r in done),
                "cli_s": med(r["cli_s"][g] for r in runs["cli"])}
-        assert runs["e2e"][0]["victims"][g] == runs["snapshot"][0]["victims"][g], f"List and snapshot disagree for {g}"
+        e2e1 = med(r["load_list_s"] + r["analyze_s"][g] for r in runs["e2e1"])
+        row.update({
+            "e2e1_s": e2e1, "ratio_a1": e2e1 / res["bare_s"],
+            "analyze_cpu_s": med(r["analyze_cpu_s"][g] for r in done),
+            "e2e_snapshot_cpu_s": med(r["load_snapshot_cpu_s"] + r["analyze_cpu_s"][g] for r in done),
+            "e2e_cpu_s": med(r["load_list_cpu_s"] + r["analyze_cpu_s"][g] for r in done_list),
+            "e2e1_cpu_s": med(r["load_list_cpu_s"] + r["analyze_cpu_s"][g] for r in runs["e2e1"]),
+            "cli_cpu_s": med(r["cli_cpu_s"][g] for r in runs["cli"]),
+        })
+        row["ratio_a_cpu"] = row["e2e_cpu_s"] / res["bare_cpu_s"]
+        row["ratio_a1_cpu"] = row["e2e1_cpu_s"] / res["bare_cpu_s"]
+        for other in ("e2e", "e2e1"):
+            assert runs[other][0]["victims"][g] == runs["snapshot"][0]["victims"][g], f"{other} and snapshot disagree for {g}"
+            assert runs[other][0]["victim_keys"][g] == runs["snapshot"][0]["victim_keys"][g], f"{other} and snapshot victims differ for {g}"
         if lit is not None:
             ls = lit["literal_s"].get(g)
             row["literal_s"] = ls
@@ -202,6 +230,18 @@ def print_table(results: list[dict], literal_timeout: float, file=None) -> None:
             print(f"{r['size']:4} {g:10} {x['outcome']:9} {_fmt(x['victim_units'], 'd'):>5}/{_fmt(x['victim_pods'], 'd'):<5} "
                   f"{_fmt(x['analyze_s'], '.3f'):>8} {_fmt(x.get('e2e_snapshot_s')):>8} {_fmt(x.get('cli_s')):>6} {_fmt(x['e2e_s']):>8} "
                   f"{_fmt(x['ratio_a']):>5} {lit_s:>8} {ratio_b:>6} {'-' if same is None else same}", file=file)
+    print("\nIssue 18: wall (CPU) seconds, medians; e2e 1-line = load the one-line List + analyze; (a1) = that / bare json.load "
+          "of the per-line List (the same JSON text); ratios in wall and in CPU time", file=file)
+    print(f"{'size':4} {'gang':10} {'analyze':>13} {'e2e snap':>13} {'CLI':>13} {'e2e List':>13} {'e2e 1-line':>13} "
+          f"{'(a) wall/cpu':>12} {'(a1) wall/cpu':>13}", file=file)
+    for r in results:
+        for g, x in r["gangs"].items():
+            if x.get("e2e1_s") is None:
+                continue
+            pair = lambda a, b: f"{_fmt(x.get(a))} ({_fmt(x.get(b))})"  # noqa: E731
+            print(f"{r['size']:4} {g:10} {pair('analyze_s', 'analyze_cpu_s'):>13} {pair('e2e_snapshot_s', 'e2e_snapshot_cpu_s'):>13} "
+                  f"{pair('cli_s', 'cli_cpu_s'):>13} {pair('e2e_s', 'e2e_cpu_s'):>13} {pair('e2e1_s', 'e2e1_cpu_s'):>13} "
+                  f"{_fmt(x['ratio_a'])}/{_fmt(x.get('ratio_a_cpu')):>6} {_fmt(x['ratio_a1'])}/{_fmt(x.get('ratio_a1_cpu')):>6}", file=file)
     if len(results) > 1:
         print("\nScaling: microseconds per pod (a flat column means linear cost in pods for a fixed gang size)", file=file)
         gangs = list(results[0]["gangs"])

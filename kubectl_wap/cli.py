@@ -17,7 +17,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from . import __version__
-from .cliopts import Hypothetical, Source, options
+from .cliopts import Hypothetical, Source, group_hints, options
 from .errors import UserError, scrub
 from .pipes import QuietPipe
 
@@ -62,9 +62,7 @@ class Color(str, Enum):
 
 def _field(group: type, name: str) -> Any:
     """The Annotated type of one shared option (cliopts is the one definition)."""
-    import typing
-
-    return typing.get_type_hints(group, include_extras=True)[name]
+    return group_hints(group)[name]
 
 
 # Single options kept under their names for commands that take only some of the shared set.

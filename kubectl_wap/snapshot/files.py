@@ -22,6 +22,11 @@ except ImportError:  # optional: the zipapp plugin may run without compiled exte
     _orjson = None
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot, pod_from_row
+
+try:  # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18)
+    from . import lean as _lean
+except ImportError:  # optional like orjson: the plugin archive bundles no compiled JSON library
+    _lean = None
 from .spectemplates import Decoder, check_version
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
@@ -123,6 +128,10 @@ def read_text(path: Path) -> str:
 def _documents(path: Path, raw: bytes) -> list[Any]:
     stripped = raw.lstrip()
     if stripped[:1] in (b"{", b"["):
+        found = _lean.decode_list(raw) if _lean is not None else None
+        if found is not None:
+            kind, items = found
+            return [{"kind": kind, "items": list(items)}]
         if _orjson is not None:
             try:
                 return [_orjson.loads(raw)]
@@ -452,6 +461,9 @@ def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
         raw = _read_bytes(path)
     except UserError:
         return None  # the whole-document reader reports it
+    found = _lean.decode_list(raw) if _lean is not None else None
+    if found is not None:
+        return SnapshotHeader(source=str(path)), found[1]
     return stream_list(path, raw)
 
 

@@ -17,6 +17,11 @@ from kubectl_wap.errors import ClusterAccessError
 from kubectl_wap.snapshot.readonly import ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.strip import strip_object
 
+try:
+    from kubectl_wap.snapshot import lean as _lean
+except ImportError:  # optional (see files.py)
+    _lean = None
+
 PAGE_LIMIT = 500
 # Bounds on one list, against a broken or hostile server: pages of 500 make 100k pages 50M
 # objects (far beyond any cluster); a continue token seen before means the server loops.
@@ -251,7 +256,7 @@ def _paginate(
                 f"{resp.status} {resp.server_message()}"
             )
         try:
-            doc = resp.json()
+            doc = _decode_page(resp, spec.kind)
         except ValueError:
             raise ClusterAccessError(
                 f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
@@ -282,6 +287,17 @@ def _paginate(
     raise ClusterAccessError(
         f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
     )
+
+
+def _decode_page(resp: Response, kind: str) -> Any:
+    """The page as a dict: decoded by lean.py into only the fields we read when msgspec is there
+    and the page has the usual shape (issue 18), else parsed whole (json.loads)."""
+    if _lean is not None:
+        found = _lean.decode_page(resp.body, kind)
+        if found is not None:
+            list_kind, meta, items = found
+            return {"kind": list_kind, "metadata": meta, "items": items}
+    return resp.json()
 
 
 def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:

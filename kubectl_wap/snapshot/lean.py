@@ -46,13 +46,16 @@ _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fiel
 
 
 class _Meta(msgspec.Struct, **_Opt):
-    # strip._META_KEYS: annotations, managedFields, ownerReferences are skipped
+    # strip._META_KEYS (annotations and managedFields are skipped), plus ownerReferences: the cycle
+    # simulator brings a controller's victims back (snapshot/owners.py); strip.py drops them when
+    # a snapshot is written.
     name: Any = None
     namespace: Any = None
     uid: Any = None
     labels: Any = None
     creationTimestamp: Any = None
     deletionTimestamp: Any = None
+    ownerReferences: Any = None
 
 
 class _Resources(msgspec.Struct, **_Opt):
@@ -75,6 +78,8 @@ POD_SPEC_FIELDS: tuple[str, ...] = (
     "overhead", "resources", "nodeName", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
     "priority", "priorityClassName", "preemptionPolicy", "schedulerName", "schedulingGroup", "schedulingGates",
     "hostNetwork", "volumes", "resourceClaims",
+    # read by the cycle simulator (snapshot/owners.py: how long a victim stays terminating)
+    "terminationGracePeriodSeconds",
 )
 _PodSpec = msgspec.defstruct(
     "_PodSpec",

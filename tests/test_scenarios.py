@@ -19,7 +19,7 @@ SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
 
 OUTCOMES = {"NoPreemptionNeeded", "Preempt", "Unschedulable", "NotEligible", "Invalid"}
 WHATIF_KINDS = {"podgroup", "compositepodgroup", "pod"}
-KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy"}
+KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy", "DRAPreemption"}
 TOP_KEYS = {"name", "source", "adapted", "derived", "featureGates", "cluster", "whatif", "expect"}
 EXPECT_KEYS = {"outcome", "victims", "victimOrder", "messageContains", "nominatedNode", "placements",
                "numPDBViolations", "violatesPDB"}

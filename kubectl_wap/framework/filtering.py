@@ -187,12 +187,13 @@ _CROSS: list[Any] | None = None
 
 
 def cross_node_plugins() -> list[Any]:
-    """PodTopologySpread then InterPodAffinity, the default profile's Filter order."""
+    """PodTopologySpread, InterPodAffinity, then DynamicResources: the default profile's Filter
+    order (DynamicResources is registered after them, default_plugins.go)."""
     global _CROSS
     if _CROSS is None:
-        from .plugins import interpodaffinity, podtopologyspread
+        from .plugins import dynamicresources, interpodaffinity, podtopologyspread
 
-        _CROSS = [podtopologyspread.PLUGIN, interpodaffinity.PLUGIN]
+        _CROSS = [podtopologyspread.PLUGIN, interpodaffinity.PLUGIN, dynamicresources.PLUGIN]
     return _CROSS
 
 

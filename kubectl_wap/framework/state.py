@@ -70,6 +70,9 @@ class ClusterState:
         self.affinity_pods: dict[str, int] = {}
         self.affinity_version = 0  # bumped whenever affinity_pods changes (score caches key on it)
         self.ignored_pods: list[Pod] = []
+        # DRA objects indexed for the DynamicResources filter (plugins/dynamicresources.attach);
+        # None when the snapshot has none.
+        self.dra: Any = None
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
@@ -336,5 +339,10 @@ class ClusterState:
         return idx.get((key, value), _EMPTY)
 
 
-def build_state(snap: Snapshot) -> ClusterState:
-    return ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
+def build_state(snap: Snapshot, dra_preemption: bool = False) -> ClusterState:
+    state = ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
+    if snap.dra is not None:
+        from .plugins.dynamicresources import attach
+
+        attach(state, snap, dra_preemption)
+    return state

@@ -18,7 +18,7 @@ DEFAULTS = {
     "PodGroupPreemptionPolicy": False,
     "TopologyAwareWorkloadScheduling": True,
 }
-KNOWN = set(DEFAULTS) | {"SchedulerAsyncPreemption", "DRAWorkloadResourceClaims"}
+KNOWN = set(DEFAULTS) | {"SchedulerAsyncPreemption", "DRAWorkloadResourceClaims", "DRAPreemption"}
 
 
 @dataclass(slots=True, frozen=True)
@@ -30,6 +30,8 @@ class Gates:
     # The Kubernetes version whose rules the analysis follows (profiles.py); it travels with the
     # gates because both describe the scheduler being modelled.
     profile: Profile = DEFAULT_PROFILE
+    # DRAPreemption (newer upstream, KEP-5690; not in v1.37.2): preemption frees victims' devices.
+    dra_preemption: bool = False
 
     def spelled(self) -> str:
         return (
@@ -60,4 +62,5 @@ def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE) -> Gates:
         values["PodGroupPreemptionPolicy"],
         values["TopologyAwareWorkloadScheduling"],
         profile,
+        values.get("DRAPreemption", False),
     )

@@ -278,6 +278,10 @@ _DOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 _CEL_STRING = re.compile(r'(\[\s*"(?:[^"\\]|\\.)*"\s*\])|"((?:[^"\\]|\\.)*)"')
 
 
+def _domain_or_hash(v: str, hash_id: Callable[[str], str]) -> str:
+    return v if _DOMAIN.match(v) else hash_id(v)
+
+
 def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any], Any], lval: Callable[[Any], Any],
           pc: Callable[[Any], Any]) -> Any:
     """The --redact leaf: strings hashed unless they are enum values, resource names, quantities,
@@ -312,12 +316,13 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
         return v if isinstance(v, str) and _INTSTR.match(v) else DROP
     if kind == "bool":
         return v if isinstance(v, bool) else DROP
-    if kind == "domain":  # a DRA driver / API group / qualified name: kept when it has that shape
-        return v if isinstance(v, str) and _DOMAIN.match(v) else hash_id(v) if isinstance(v, str) else DROP
-    if kind == "attr":  # a device's string attribute: hashed like an id, as the literals in CEL are
-        return hash_id(v) if isinstance(v, str) else DROP
-    if kind == "cel":  # a CEL expression: its string literals hashed, map keys (["driver"]) and names kept
-        return _CEL_STRING.sub(lambda m: m.group(0) if m.group(1) else f'"{hash_id(m.group(2))}"', v) if isinstance(v, str) else DROP
+    if kind in ("domain", "attr"):
+        # A DRA driver / API group / qualified name is kept when it has that shape; a device's
+        # string attribute too (selectors compare it with driver names), else hashed, exactly as
+        # the string literals of CEL expressions are.
+        return _domain_or_hash(v, hash_id) if isinstance(v, str) else DROP
+    if kind == "cel":  # a CEL expression: its string literals as "attr", map keys (["driver"]) and names kept
+        return _CEL_STRING.sub(lambda m: m.group(0) if m.group(1) else f'"{_domain_or_hash(m.group(2), hash_id)}"', v) if isinstance(v, str) else DROP
     if kind == "time":
         if isinstance(v, int) and not isinstance(v, bool):
             return v

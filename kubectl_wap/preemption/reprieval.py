@@ -171,6 +171,10 @@ def preemptor_has_cross_node_terms(valid: list[Assignment]) -> bool:
             return True
         if any(c.when_unsatisfiable == "DoNotSchedule" for c in a.pod.topology_spread):
             return True
+        if a.pod.resource_claims and a.cycle.plugins:
+            # DynamicResources: a victim anywhere may hold a device the pod can use (allNodes or
+            # nodeSelector slices), so no unit is spared without replaying the DRA Filter.
+            return True
     return False
 
 
@@ -233,7 +237,9 @@ def reprieve(
     changed, unaffected = _add_back(sched, unit, valid, node_of, cross, groups)
     if not cross:
         out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])
-    elif fast:
+    elif fast and not any(a.pod.resource_claims and a.cycle.plugins for a in valid):
+        # Not with DRA: the DynamicResources verdict depends on the devices the assignments
+        # before it were allocated (their assumes), which the two-phase check leaves out.
         out = _two_phase(sched, unit, valid, node_of, by_node, changed)
     else:
         out = _replay(sched, valid)

@@ -253,3 +253,16 @@ def test_strip_keeps_claim_statuses_and_drops_the_rest() -> None:
     assert "secret" not in str(out)
     snap = build_snapshot([out])
     assert snap.pods[0].claim_statuses == (("gpus", "p-gpus-x"),)
+
+
+def test_bound_pod_without_its_generated_claim_is_warned_about() -> None:
+    items = [_node("a"), CLASS, _slice("a", _devices(1)), _template("one"), _pod("holder", template="one", node="a"),
+             _pod("p", template="one")]
+    res = _run(items, "pod", "p")
+    assert res.outcome == "NoPreemptionNeeded"  # the holder's device looks free: said in a warning
+    assert any("pod ml/holder runs but the input has no ResourceClaim generated for its claim gpus" in w for w in res.warnings), res.warnings
+
+
+def test_dra_preemption_gate_is_spelled_in_the_report_only_when_on() -> None:
+    assert "DRAPreemption" not in parse_gates("").spelled()
+    assert parse_gates("DRAPreemption=true").spelled().endswith(",DRAPreemption=true")

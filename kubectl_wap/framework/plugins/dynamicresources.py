@@ -98,8 +98,12 @@ class DraIndex:
         self.bound_at_start = {uid for uid, p in self.claim_pods.items() if p.scheduled}
         self._users: dict[str, list[str]] = {}  # claim key -> uids of scheduled pods naming it
         for uid in self.bound_at_start:
-            for c in self.pod_claims(self.claim_pods[uid], quiet=True)[0]:
+            pod = self.claim_pods[uid]
+            for c in self.pod_claims(pod, quiet=True)[0]:
                 self._users.setdefault(c.key, []).append(uid)
+                if c.claim is None:
+                    self.warn(f"DRA: pod {pod.key} runs but the input has no ResourceClaim generated for its {c.label.split(' of pod')[0]} "
+                              "(status.resourceClaimStatuses): the devices it holds are counted as free")
         self._cache: tuple[int, _InUse] | None = None
 
     # ---- warnings ---------------------------------------------------------------------------

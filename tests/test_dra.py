@@ -266,3 +266,19 @@ def test_bound_pod_without_its_generated_claim_is_warned_about() -> None:
 def test_dra_preemption_gate_is_spelled_in_the_report_only_when_on() -> None:
     assert "DRAPreemption" not in parse_gates("").spelled()
     assert parse_gates("DRAPreemption=true").spelled().endswith(",DRAPreemption=true")
+
+
+def test_gang_reprieval_with_a_device_reachable_from_every_node() -> None:
+    """A network-attached device (slice allNodes) held by a victim on node b serves a preemptor
+    placed on node a: reprieval must not spare the victim because its node holds no preemptor pod."""
+    group = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"namespace": "ml", "name": "g", "uid": "g"},
+             "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}, "priority": 1000}}
+    net = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "fabric"},
+           "spec": {"driver": DRV, "allNodes": True, "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0"}]}}
+    held = _claim("held", allocated_on="fabric", device="gpu-0", reserved="low")
+    del held["status"]["allocation"]["nodeSelector"]  # an allNodes device: no node selector
+    items = [_node("a"), _node("b"), CLASS, net, _template("one"), group, held, _pod("low", claim="held", node="b"),
+             _pod("w0", template="one", group="g", prio=1000)]
+    res = _run(items, "podgroup", "g", "DRAPreemption=true")
+    assert res.outcome == "Preempt" and [p.name for p in res.victim_pods] == ["low"]

@@ -363,11 +363,34 @@ def _field(obj: Any, name: str) -> Any:
         if name == "allowMultipleAllocations":
             return obj.allow_multiple_allocations
         if name == "attributes":
-            return _Domains({d: {k: (semver(v[1]) if isinstance(v, tuple) else v) for k, v in m.items()} for d, m in obj.attributes.items()})
+            a = obj.attributes
+            return a if isinstance(a, _Domains) else _attr_domains(a)
         if name == "capacity":
-            return _Domains({d: {k: Quantity(v) for k, v in m.items()} for d, m in obj.capacity.items()})
+            c = obj.capacity
+            return c if isinstance(c, _Domains) else _cap_domains(c)
         raise CelRuntimeError(f"no such key: {name}")
     return _lookup(obj, name, "." + name)
+
+
+def _attr_domains(a: Mapping[str, Mapping[str, Any]]) -> "_Domains":
+    return _Domains({d: {k: (_version(v[1]) if isinstance(v, tuple) else v) for k, v in m.items()} for d, m in a.items()})
+
+
+def _cap_domains(c: Mapping[str, Mapping[str, Fraction]]) -> "_Domains":
+    return _Domains({d: {k: Quantity(v) for k, v in m.items()} for d, m in c.items()})
+
+
+def _version(text: str) -> Any:
+    try:
+        return semver(text)
+    except CelRuntimeError:
+        return text  # an unparsable version attribute: compared as the string it is
+
+
+def device_env(driver: str, allow_multiple: bool, attributes: Mapping[str, Mapping[str, Any]],
+               capacity: Mapping[str, Mapping[str, Fraction]]) -> DeviceEnv:
+    """A DeviceEnv whose maps are converted once (a device is matched against many selectors)."""
+    return DeviceEnv(driver, allow_multiple, _attr_domains(attributes), _cap_domains(capacity))
 
 
 def matches(expr: str, env: DeviceEnv) -> bool:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ...model import Pod
 from ...model_dra import AllocatedDevice, ClaimSpec, Device, DeviceClass, DeviceID, DeviceRequest, DraObjects, ResourceClaim
 from ..status import ERROR, OK, UNRESOLVABLE, UNSCHEDULABLE, Status
-from .dracel import CelRuntimeError, CelUnsupported, DeviceEnv, matches
+from .dracel import CelRuntimeError, CelUnsupported, DeviceEnv, device_env, matches
 from .selectors import match_node_selector_terms
 
 if TYPE_CHECKING:
@@ -82,6 +82,9 @@ class DraIndex:
         self.templates = {(t.namespace, t.name): t for t in dra.templates}
         self.devices: list[Device] = [d for s in dra.slices for d in s.devices]
         self.by_id: dict[DeviceID, Device] = {d.id: d for d in self.devices}
+        # Every device belongs to one node (slice nodeName): a pod's devices then compete only with
+        # pods on its node, which lets reprieval replay only the victim's nodes.
+        self.node_local = all(d.node_name for d in self.devices)
         self.counter_totals: dict[tuple[str, str, str], dict[str, Fraction]] = {}
         for s in dra.slices:
             for name, counters in s.shared_counters.items():
@@ -91,20 +94,33 @@ class DraIndex:
         self.warnings: list[str] = []
         self._warned: set[str] = set()
         self._envs: dict[DeviceID, DeviceEnv] = {}
-        self._sel: dict[tuple[str, DeviceID], bool | Status] = {}
+        self._sel: dict[tuple[tuple[str, ...], DeviceID], bool | Status] = {}
+        self._cands: dict[tuple, list[Device] | Status] = {}
         # Pods of the snapshot that use claims: scheduled ones hold their claims' devices; the
         # others get claims allocated when the simulation places them.
         self.claim_pods: dict[str, Pod] = {p.uid: p for p in pods if p.resource_claims}
         self.bound_at_start = {uid for uid, p in self.claim_pods.items() if p.scheduled}
         self._users: dict[str, list[str]] = {}  # claim key -> uids of scheduled pods naming it
+        self._claims_of: dict[str, list[str]] = {}  # scheduled pod uid -> keys of the claims it uses or is reserved in
+        self._by_key = {c.key: c for c in dra.claims}
+        self._full: _InUse | None = None
+        self._base_last: tuple[frozenset, _InUse] = (frozenset(), _InUse())
+        for c in dra.claims:
+            for r in c.reserved_for:
+                if r.is_pod:
+                    self._claims_of.setdefault(r.uid, []).append(c.key)
         for uid in self.bound_at_start:
             pod = self.claim_pods[uid]
             for c in self.pod_claims(pod, quiet=True)[0]:
                 self._users.setdefault(c.key, []).append(uid)
+                self._claims_of.setdefault(uid, []).append(c.key)
                 if c.claim is None:
                     self.warn(f"DRA: pod {pod.key} runs but the input has no ResourceClaim generated for its {c.label.split(' of pod')[0]} "
                               "(status.resourceClaimStatuses): the devices it holds are counted as free")
+        self.pending_claim_pods = set(self.claim_pods) - self.bound_at_start
         self._cache: tuple[int, _InUse] | None = None
+        self._base: dict[frozenset, _InUse] = {}
+        self._last: tuple[frozenset, tuple, _InUse] | None = None
 
     # ---- warnings ---------------------------------------------------------------------------
     def warn(self, msg: str) -> None:
@@ -156,14 +172,14 @@ class DraIndex:
             for k, v in d.capacity.items():
                 dom, n = _split(k)
                 cap.setdefault(dom, {})[n] = v
-            env = self._envs[d.id] = DeviceEnv(d.driver, d.allow_multiple_allocations, attrs, cap)
+            env = self._envs[d.id] = device_env(d.driver, d.allow_multiple_allocations, attrs, cap)
         return env
 
-    def _selects(self, exprs: tuple[str, ...], d: Device, whose: str, cache_key: str) -> bool | Status:
+    def _selects(self, exprs: tuple[str, ...], d: Device, whose: str) -> bool | Status:
         """All selectors match: True/False, or an Error status for a CEL runtime error (as the
         allocator's selectorsMatch). Expressions outside our CEL subset match nothing, with a
-        warning naming `whose`."""
-        key = (cache_key, d.id)
+        warning naming `whose`. Cached per (expressions, device)."""
+        key = (exprs, d.id)
         hit = self._sel.get(key)
         if hit is not None:
             return hit
@@ -186,55 +202,84 @@ class DraIndex:
 
     # ---- allocation state --------------------------------------------------------------------
     def in_use(self, state: "ClusterState") -> _InUse:
-        """Devices taken in the current cluster state (GatherAllocatedState), cached per version."""
+        """Devices taken in the current cluster state (GatherAllocatedState), cached per version.
+
+        Two parts, each cached by what it depends on: the snapshot's allocated claims minus the
+        released ones (which bound claim pods are gone), and the claims the simulation allocated
+        to the pods it placed, replayed in the order they were placed (the undo log's adds) so each
+        gets what Filter found for it. A replay that only appends placements (the common step of
+        a gang placement or a reprieval replay) extends the previous answer instead of starting over."""
         c = self._cache
         if c is not None and c[0] == state.version:
             return c[1]
-        u = _InUse()
         where = state.where
-        for claim in self.claims.values():
-            if claim.allocated is not None and not self._released(claim, where):
-                for a in claim.allocated:
-                    self._take(u, a)
-        # Claims the simulation allocated, replayed in the order their pods were placed (the
-        # undo log's adds), so each gets what Filter found for it.
-        placed: dict[str, int] = {}
+        gone = frozenset(uid for uid in self.bound_at_start if uid not in where) if self.preemption else frozenset()
+        base = self._base.get(gone)
+        if base is None:
+            if self._full is None:
+                self._full = _InUse()
+                for claim in self.claims.values():
+                    for a in claim.allocated or ():
+                        self._take(self._full, a)
+                self._base_last = (frozenset(), self._full)
+            prev_gone, prev = self._base_last
+            base = _copy(prev)
+            # Only claims used by a pod that left or came back can change state: step from the
+            # previous base (reprieval puts victims back one unit at a time).
+            for key in {k for uid in gone ^ prev_gone for k in self._claims_of.get(uid, ())}:
+                claim = self._by_key.get(key)
+                if claim is None or claim.allocated is None:
+                    continue
+                was, now = self._released(claim, prev_gone), self._released(claim, gone)
+                if was != now:
+                    for a in claim.allocated:
+                        self._take(base, a, -1 if now else 1)
+            if len(self._base) > 256:
+                self._base.clear()
+            self._base[gone] = base
+            self._base_last = (gone, base)
+        order: dict[str, int] = {}
         for added, pod, idx in state._log:
-            if added is True and pod.uid in self.claim_pods and pod.uid not in self.bound_at_start:
-                placed.pop(pod.uid, None)
-                placed[pod.uid] = idx
-        for uid, idx in placed.items():
-            if where.get(uid) != idx:
-                continue
+            if added is True and pod.uid in self.pending_claim_pods:
+                order.pop(pod.uid, None)
+                order[pod.uid] = idx
+        placed = tuple((uid, idx) for uid, idx in order.items() if where.get(uid) == idx)
+        last = self._last
+        if last is not None and last[0] == gone and placed[:len(last[1])] == last[1]:
+            u, todo = (last[2] if len(placed) == len(last[1]) else _copy(last[2])), placed[len(last[1]):]
+        else:
+            u, todo = _copy(base), placed
+        for uid, idx in todo:
             claims, st = self.pod_claims(self.claim_pods[uid], quiet=True)
-            todo = [c for c in claims if c.claim is None or c.claim.allocated is None]
-            todo = [c for c in todo if c.key not in u.sim]
-            if not st.ok or not todo:
+            want = [c for c in claims if (c.claim is None or c.claim.allocated is None) and c.key not in u.sim]
+            if not st.ok or not want:
                 continue
-            got = self.allocate(u, todo, idx)
+            got = self.allocate(u, want, idx)
             if isinstance(got, dict):
                 for key, devs in got.items():
                     u.sim[key] = (idx, devs)
                     for a in devs:
                         self._take(u, a)
+        self._last = (gone, placed, u)
         self._cache = (state.version, u)
         return u
 
-    def _released(self, claim: ResourceClaim, where: dict) -> bool:
+    def _released(self, claim: ResourceClaim, gone: frozenset) -> bool:
         """DRAPreemption's RemovePod: a claim is released once every pod it is reserved for has
-        been removed (a claim reserved for anything else, a PodGroup, never is); an allocated claim
-        reserved for nobody is released when a pod using it is removed."""
+        been removed (`gone`: the scheduled claim pods no longer in the state); a claim reserved
+        for anything else (a PodGroup) never is; an allocated claim reserved for nobody is
+        released when a pod using it is removed."""
         if not self.preemption:
             return False
         res = claim.reserved_for
         if res:
             if not all(r.is_pod for r in res):
                 return False
-            return all(r.uid in self.bound_at_start and r.uid not in where for r in res)
-        users = self._users.get(claim.key, ())
-        return any(uid not in where for uid in users)
+            return all(r.uid in gone for r in res)
+        return any(uid in gone for uid in self._users.get(claim.key, ()))
 
-    def _take(self, u: _InUse, a: AllocatedDevice) -> None:
+    def _take(self, u: _InUse, a: AllocatedDevice, sign: int = 1) -> None:
+        """Count (sign 1) or uncount (-1) one allocated device in `u`."""
         d = self.by_id.get(a.id)
         if d is None:
             return  # allocated from a slice the snapshot does not have: nothing to collide with
@@ -242,13 +287,15 @@ class DraIndex:
             acc = u.consumed.setdefault(d.id, {})
             for k, v in (a.consumed_capacity or d.capacity).items():
                 k = _qualify(k, d.driver)
-                acc[k] = acc.get(k, Fraction(0)) + v
-        else:
+                acc[k] = acc.get(k, Fraction(0)) + sign * v
+        elif sign > 0:
             u.taken.add(d.id)
+        else:
+            u.taken.discard(d.id)
         for cc in d.consumes_counters:
             acc = u.counters.setdefault((d.driver, d.pool, cc.counter_set), {})
             for k, v in cc.counters.items():
-                acc[k] = acc.get(k, Fraction(0)) + v
+                acc[k] = acc.get(k, Fraction(0)) + sign * v
 
     # ---- the allocator -----------------------------------------------------------------------
     def allocate(self, u: _InUse, claims: list[_Claim], idx: int) -> dict[str, tuple[AllocatedDevice, ...]] | Status:
@@ -258,20 +305,9 @@ class DraIndex:
         slots: list[tuple[_Claim, DeviceRequest, list[Device]]] = []
         for c in claims:
             for r in c.spec.requests:
-                cls = self.classes.get(r.device_class)
-                if cls is None:
-                    return Status(UNRESOLVABLE, (f"request {r.name}: device class {r.device_class} does not exist",), NAME)
-                cands = []
-                for d in self.devices_on(idx):
-                    ok = self._selects(cls.selectors, d, f"class {cls.name}", "class:" + cls.name)
-                    if isinstance(ok, Status):
-                        return ok
-                    if ok:
-                        ok = self._selects(r.selectors, d, c.label, f"claim:{c.key}:{r.name}")
-                        if isinstance(ok, Status):
-                            return ok
-                    if ok:
-                        cands.append(d)
+                cands = self._candidates(c, r, idx)
+                if isinstance(cands, Status):
+                    return cands
                 if r.all_devices:
                     # allocationMode All: every matching device, all of them free.
                     if not cands:
@@ -351,6 +387,29 @@ class DraIndex:
                                               _demand(r, d) if d.allow_multiple_allocations else {}))
         return {k: tuple(v) for k, v in out.items()}
 
+    def _candidates(self, c: _Claim, r: DeviceRequest, idx: int) -> list[Device] | Status:
+        """The devices node `idx` reaches that the request's class and selectors accept, in slice
+        order (free or not), cached per (class, selectors, node)."""
+        key = (r.device_class, r.selectors, idx)
+        hit = self._cands.get(key)
+        if hit is not None:
+            return hit
+        cls = self.classes.get(r.device_class)
+        if cls is None:
+            return Status(UNRESOLVABLE, (f"request {r.name}: device class {r.device_class} does not exist",), NAME)
+        out: list[Device] | Status = []
+        for d in self.devices_on(idx):
+            ok = self._selects(cls.selectors, d, f"class {cls.name}")
+            if ok is True:
+                ok = self._selects(r.selectors, d, c.label)
+            if isinstance(ok, Status):
+                out = ok
+                break
+            if ok:
+                out.append(d)
+        self._cands[key] = out
+        return out
+
     def _fail(self) -> Status:
         # UPSTREAM-DIFF [DRAPreemption, inferred from upstream's integration tests]: with the gate
         # the failure must be resolvable by preemption, so it is Unschedulable.
@@ -364,6 +423,10 @@ class DraIndex:
             if c.claim is not None and any(not r.is_pod for r in c.claim.reserved_for):
                 return True
         return False
+
+
+def _copy(u: _InUse) -> _InUse:
+    return _InUse(set(u.taken), {k: dict(v) for k, v in u.consumed.items()}, {k: dict(v) for k, v in u.counters.items()}, dict(u.sim))
 
 
 def _qualify(name: str, driver: str) -> str:
@@ -462,6 +525,13 @@ class DynamicResources:
 
 
 PLUGIN = DynamicResources()
+
+
+def reaches_other_nodes(pod: Pod, cycle: Any, state: "ClusterState") -> bool:
+    """Whether `pod`'s DRA verdict on its node can change when pods on *other* nodes come and go:
+    it has claims and some device is not bound to a single node (allNodes / nodeSelector slices)."""
+    ix = getattr(state, "dra", None)
+    return bool(pod.resource_claims) and ix is not None and not ix.node_local and any(p is PLUGIN for p, _ in cycle.plugins)
 
 
 def attach(state: "ClusterState", snap: Any, preemption: bool = False) -> None:

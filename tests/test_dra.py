@@ -282,3 +282,15 @@ def test_gang_reprieval_with_a_device_reachable_from_every_node() -> None:
              _pod("w0", template="one", group="g", prio=1000)]
     res = _run(items, "podgroup", "g", "DRAPreemption=true")
     assert res.outcome == "Preempt" and [p.name for p in res.victim_pods] == ["low"]
+
+
+def test_redaction_keeps_quantity_and_version_literals() -> None:
+    from kubectl_wap.snapshot.allowlist import typed
+
+    def red(kind: str, v: str) -> str:
+        return typed(kind, v, lambda x: "H" + x, None, None, None)
+
+    expr = f'device.capacity["{DRV}"].memory.compareTo(quantity("80Gi")) >= 0 && x.isGreaterThan(semver("1.2.3")) && y == "secret"'
+    out = red("cel", expr)
+    assert 'quantity("80Gi")' in out and 'semver("1.2.3")' in out and '"Hsecret"' in out and f'["{DRV}"]' in out
+    assert red("attr", "580.95.5") == "580.95.5" and red("attr", "team-a") == "Hteam-a"

@@ -274,12 +274,15 @@ _TIME = re.compile(r"^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?
 _INTSTR = re.compile(r"^\d{1,10}%?$")
 _NUMBER = (int, float)
 _DOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+(/[-A-Za-z0-9_.]+)?$")
+_VERSION = re.compile(r"^v?\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$")
 # A double-quoted CEL string literal (group 2), or a map subscript ["key"] (group 1, kept whole).
 _CEL_STRING = re.compile(r'(\[\s*"(?:[^"\\]|\\.)*"\s*\])|"((?:[^"\\]|\\.)*)"')
 
 
 def _domain_or_hash(v: str, hash_id: Callable[[str], str]) -> str:
-    return v if _DOMAIN.match(v) else hash_id(v)
+    """Kept: DNS-domain shaped strings (driver names), quantities and versions (the arguments of
+    CEL's quantity() and semver(), identifying nothing); everything else hashed."""
+    return v if _DOMAIN.match(v) or _QTY.match(v) or _VERSION.match(v) else hash_id(v)
 
 
 def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any], Any], lval: Callable[[Any], Any],

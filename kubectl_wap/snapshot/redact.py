@@ -21,7 +21,7 @@ parentCompositePodGroupName, workloadRef), PDB selectors and disruptedPods, cont
 images, volume claim names, resource claim names, scheduling gates, non-default scheduler names;
 DRA pools, devices, device classes, claims and templates, string device attributes and the string
 literals of CEL selectors (both kept when they are DNS-domain shaped, like the driver names they are
-compared with).
+compared with, or quantities / versions, the arguments of quantity() and semver()).
 
 Kept: kinds, API versions, resource names (``nvidia.com/gpu``) and quantities, DRA driver, attribute and
 capacity names, priorities,

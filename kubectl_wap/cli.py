@@ -74,6 +74,7 @@ KubeconfigOpt = _field(Source, "kubeconfig")
 ContextOpt = _field(Source, "context")
 NamespaceOpt = _field(Source, "namespace")
 GatesOpt = _field(Source, "feature_gates")
+SchedVersionOpt = _field(Source, "scheduler_version")
 TimeoutOpt = _field(Source, "request_timeout")
 
 
@@ -242,6 +243,27 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None):
     return snap
 
 
+def _early_gates(feature_gates: str | None, scheduler_version: str | None) -> None:
+    """Refuse a bad --scheduler-version or --feature-gates before reading the cluster."""
+    from .preemption.gates import parse_gates
+    from .profilepick import parse_scheduler_version
+    from .profiles import DEFAULT
+
+    parse_gates(feature_gates, parse_scheduler_version(scheduler_version) or DEFAULT)
+
+
+def _gates_for(snap: Any, feature_gates: str | None, scheduler_version: str | None):
+    """The gates and version profile for this input (profilepick.py); a defaulted profile's
+    warning joins the snapshot's warnings, so every report shows it."""
+    from .preemption.gates import parse_gates
+    from .profilepick import parse_scheduler_version, pick_profile
+
+    picked = pick_profile(parse_scheduler_version(scheduler_version), snap.header.server_version)
+    if picked.warning and picked.warning not in snap.warnings:
+        snap.warnings.append(picked.warning)
+    return parse_gates(feature_gates, picked.profile, picked.source, picked.warning)
+
+
 def _emit(doc: Any, fmt: str, arg: str = "") -> None:
     """json/yaml/jsonpath/name to stdout (the table formats are rendered by report/tables)."""
     if fmt == "json":
@@ -336,16 +358,17 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     """The scenario's report document, plus (snapshot, gates) for renderings that need the cluster."""
     from . import lookup
     from .preemption.analyze import analyze
-    from .preemption.gates import parse_gates
     from .report.document import to_document
+    from .report.profileinfo import profile_fields
 
     kind, name = lookup.split_type_name(kind, name)
     if kind:
         lookup.kind_of(kind)
-    gates = parse_gates(src.feature_gates)
+    _early_gates(src.feature_gates, src.scheduler_version)
     ns = src.namespace or _default_namespace(src)
     extra, kind, ns, name = _hypothetical_objects(kind, name, hyp, ns, src.namespace)
     snap = _load(src, color, extra)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     lookup.check_cluster(snap, need_pods=extra is None)
     if extra is None:
         lookup.check_object(snap, kind, ns, name)
@@ -367,6 +390,7 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}))
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
+    doc.update(profile_fields(gates))
     _add_numbers(doc, snap)
     return doc, (snap, gates)
 
@@ -555,8 +579,8 @@ def rank(
     workload-aware preemption gives units up), or in reprieve order (--order protection)."""
 
     def run() -> None:
-        from .preemption.gates import parse_gates
         from .preemption.ranking import rank_units
+        from .report.profileinfo import profile_fields
         from .report.document import rank_document
         from .report.formats import parse_output
         from .report.rankview import for_preemptor, ordered
@@ -564,7 +588,7 @@ def rank(
         fmt, arg = parse_output(output, RANK_FORMATS)
         if limit is not None and limit < 1:
             raise UserError("--limit must be at least 1")
-        gates = parse_gates(src.feature_gates)
+        _early_gates(src.feature_gates, src.scheduler_version)
         if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
             raise UserError(f"--priority must be a 32-bit integer (PriorityClass values are int32), got {priority}")
         # -n selects the listed namespace, except with --for, where it is the preemptor's.
@@ -573,7 +597,7 @@ def rank(
         prio = priority
         if for_:
             fkind, fname = for_.split("/", 1) if "/" in for_ else (for_, None)
-            doc, (snap, _) = _analysis(fkind, fname, src, hyp, color)
+            doc, (snap, gates) = _analysis(fkind, fname, src, hyp, color)
             helps = for_preemptor(snap, doc, gates)
             prio = doc["preemptor"]["priority"] if priority is None else priority
         else:
@@ -585,8 +609,12 @@ def rank(
                 from .lookup import check_namespace
 
                 check_namespace(snap, lookup_ns)
+            gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
         ranked = rank_units(snap, prio, gates)
         doc = ordered(rank_document(ranked, prio, shown_ns), order.value, limit, helps, for_)
+        doc.update(profile_fields(gates))
+        if gates.profile_warning:
+            doc["warnings"] = [gates.profile_warning]
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         elif fmt == "name":
@@ -598,7 +626,7 @@ def rank(
 
             from .report.escape import printable_doc
 
-            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers)
+            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
 
@@ -682,7 +710,7 @@ def snapshot(
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
-    pvcs: Annotated[bool, typer.Option("--pvcs", help="Also keep PersistentVolumeClaims' binding phase (for pending).")] = False,
+    pvcs: Annotated[bool, typer.Option("--pvcs", help="Kept for compatibility: PersistentVolumeClaims are always captured now (with PVs, StorageClasses, CSINodes).")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
@@ -829,7 +857,8 @@ def pending(
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
-    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
+    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
 ) -> None:
     """Why is everything pending? One row per pending pod, PodGroup or CompositePodGroup root: the main reason in plain
     words and kube-scheduler's own, whether preemption would help (victims from the real analysis), whether one more node
@@ -837,10 +866,10 @@ def pending(
 
     def run() -> None:
         from .diagnose.pending import ScaleUp, triage
-        from .preemption.gates import parse_gates
         from .report.diagnose import pending_document, render_pending
+        from .report.profileinfo import profile_fields
 
-        gates = parse_gates(feature_gates)
+        _early_gates(feature_gates, scheduler_version)
         from .snapshot.evidence import claim_blockers
         from .snapshot.source import build
 
@@ -848,6 +877,7 @@ def pending(
         header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
         claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
         snap = build(header, items)
+        gates = _gates_for(snap, feature_gates, scheduler_version)
         su = None
         if scale_up:
             from .autoscale.templates import infer_templates, load_templates
@@ -856,6 +886,7 @@ def pending(
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
         t.warnings.extend(snap.warnings)
         doc = pending_document(t, "demo" if demo else (snapshot or "cluster"), ns)
+        doc.update(profile_fields(gates))
         from .report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
@@ -873,7 +904,8 @@ def why_preempted_cmd(
     name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
-    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
+    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
 ) -> None:
     """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
     in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
@@ -881,19 +913,22 @@ def why_preempted_cmd(
 
     def run() -> None:
         from .diagnose.forensics import why_preempted
-        from .preemption.gates import parse_gates
         from .report.diagnose import forensics_document, render_forensics
+        from .report.profileinfo import profile_fields
         from .snapshot.evidence import collect_evidence
         from .snapshot.source import build
 
+        _early_gates(feature_gates, scheduler_version)
         ns = namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context))
         header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, events=True)
         conds, events = collect_evidence(items)
         snap = build(header, items)
+        gates = _gates_for(snap, feature_gates, scheduler_version)
         import time
 
         now = _snapshot_time(snap) if (snapshot or demo) else time.time()
-        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, parse_gates(feature_gates), now=now))
+        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
+        doc.update(profile_fields(gates))
         from .report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
@@ -953,9 +988,11 @@ def complete_main() -> None:
     if args and args[0] in ("__complete", "__completeNoDesc"):
         args = args[1:]
     cands, directive = candidates(args)
-    for c in cands:
-        print(c)
-    print(directive)
+    try:
+        sys.stdout.write("".join(f"{c}\n" for c in cands) + f"{directive}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # the shell stopped reading (`| head`): nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def main() -> None:

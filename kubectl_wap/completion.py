@@ -3,8 +3,9 @@ plugins as `kubectl_complete-wap __complete ARGS... PARTIAL`), and thin shell sc
 standalone `kubectl-wap` command (`kubectl wap completion bash|zsh|fish|powershell`) that call it.
 
 Candidates are static (commands, kinds, flags, formats) or dynamic: contexts from the kubeconfig,
-namespaces and object names from the `--snapshot FILE` / `--demo` given on the line. Names are not
-read from a live cluster here (completion must be instant and never hang on a network)."""
+namespaces and object names from the `--snapshot FILE` / `--demo` given on the line, or else from the
+cluster of the line's `--kubeconfig`/`--context` (one list call, 2 s at most, nothing on any
+failure: snapshot/names.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,27 @@ def _snapshot(words: list[str]):
         return None
 
 
+def _live(words: list[str]) -> bool:
+    """No snapshot on the line: the command would read the cluster, so completion does too."""
+    return "--demo" not in words and _value_of(words, "--snapshot", "-s") is None
+
+
+def _live_names(words: list[str], kind: str, namespace: str | None, pending_only: bool = False) -> list[str]:
+    from .snapshot.kubeconfig import context_namespace
+    from .snapshot.names import live_names
+
+    kubeconfig, context = _value_of(words, "--kubeconfig"), _value_of(words, "--context")
+    if namespace is None and kind not in ("namespace", "namespaces"):
+        try:
+            namespace = context_namespace(kubeconfig, context)
+        except Exception:  # noqa: BLE001 - completion never fails loudly
+            namespace = "default"
+    return live_names(kind, namespace, kubeconfig, context, pending_only=pending_only)
+
+
 def _names(words: list[str], kind: str) -> list[str]:
+    if _live(words):
+        return _live_names(words, kind, _value_of(words, "--namespace", "-n"), pending_only=True)
     snap = _snapshot(words)
     if snap is None:
         return []
@@ -63,6 +84,8 @@ def _names(words: list[str], kind: str) -> list[str]:
 def _namespaces(words: list[str]) -> list[str]:
     from .lookup import namespaces
 
+    if _live(words):
+        return _live_names(words, "namespaces", None)
     snap = _snapshot(words)
     return sorted(namespaces(snap)) if snap is not None else []
 

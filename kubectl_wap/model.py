@@ -10,7 +10,10 @@ everything else (``nvidia.com/gpu``, ``pods``) as counts. Timestamps are POSIX s
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+if TYPE_CHECKING:
+    from .storage import CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
 
 # Label maps are plain dicts (never mutated after load); frozen dataclasses keep the attribute
 # bindings immutable.
@@ -167,6 +170,7 @@ class Pod:
     nominated_node_name: str = ""
     images: tuple[str, ...] = ()
     uses_pvcs: bool = False
+    volumes: tuple[PodVolume, ...] = ()  # PVC and generic ephemeral volumes (storage.PodVolume)
     # spec.resourceClaims as model_dra.PodClaimRef (issue 15), shared by pods of one spec template
     resource_claims: tuple = ()
     scheduling_gates: tuple[str, ...] = ()
@@ -329,6 +333,11 @@ class Snapshot:
     priority_classes: list[PriorityClass] = field(default_factory=list)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
+    # Storage objects the volume plugins read (storage.py); empty when not captured.
+    pvcs: list[PersistentVolumeClaim] = field(default_factory=list)
+    pvs: list[PersistentVolume] = field(default_factory=list)
+    storage_classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Objects priority admission would reject ("no PriorityClass with name X was found"), keyed
     # by (kind, namespace, name). They are kept (priority 0) so the rest of the cluster loads, and

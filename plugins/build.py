@@ -41,7 +41,10 @@ BOOTSTRAP_FILE = ROOT / "plugins" / "_bootstrap.py"
 DEFAULT_RELEASE_URL = (
     "https://github.com/kubectl-wap/kubectl-wap/releases/download/v{version}/{archive}"
 )
-SHEBANG = b"#!/usr/bin/env python3\n"
+# The zipapp's prefix: a sh launcher (runs the bundled standalone build where there is one and
+# this glibc can run it, else finds a python3), not a bare `#!/usr/bin/env python3`.
+LAUNCHER_FILE = ROOT / "plugins" / "launcher.sh"
+STANDALONE_DIR = "kubectl-wap-standalone"  # in the archive, next to the zipapp
 ZIP_PREFIX = "_wap/"
 # Fixed timestamps make the archive (and so the manifest's sha256) reproducible.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -394,7 +397,7 @@ def build_zipapp(
     if n != 1:
         raise BuildError("plugins/_bootstrap.py lost its `BUILD = {}` line")
     buf = io.BytesIO()
-    buf.write(SHEBANG)
+    buf.write(LAUNCHER_FILE.read_bytes())
     with zipfile.ZipFile(buf, "w", compresslevel=level) as zf:
         zf.writestr(_zinfo("__main__.py", 0o644), main_py.encode())
         build_json = (repr(build) + "\n").encode()
@@ -404,20 +407,50 @@ def build_zipapp(
     return buf.getvalue(), build_id
 
 
-def write_targz(path: Path, members: list[tuple[str, bytes, int]]) -> None:
+# An archive member: (name, bytes, mode) for a file; (name, None, mode) for a directory;
+# (name, "-> target", 0o777) for a symbolic link (the standalone build has a few).
+Member = tuple[str, "bytes | str | None", int]
+
+
+def write_targz(path: Path, members: list[Member]) -> None:
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as raw:
         with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
             with tarfile.open(fileobj=gz, mode="w", format=tarfile.USTAR_FORMAT) as tar:
                 for name, data, mode in members:
                     ti = tarfile.TarInfo(name)
-                    ti.size = len(data)
                     ti.mode = mode
                     ti.mtime = TAR_MTIME
                     ti.uid = ti.gid = 0
                     ti.uname = ti.gname = ""
-                    tar.addfile(ti, io.BytesIO(data))
+                    if data is None:
+                        ti.type = tarfile.DIRTYPE
+                        tar.addfile(ti)
+                    elif isinstance(data, str):
+                        ti.type, ti.linkname = tarfile.SYMTYPE, data.removeprefix("-> ")
+                        tar.addfile(ti)
+                    else:
+                        ti.size = len(data)
+                        tar.addfile(ti, io.BytesIO(data))
     os.replace(tmp, path)
+
+
+def standalone_members(root: Path) -> list[Member]:
+    """The PyInstaller onedir build (plugins/standalone.py) as archive members under
+    kubectl-wap-standalone/, in a fixed order. Its GLIBC file (the build machine's glibc version)
+    tells the launcher whether this machine can run it."""
+    if not (root / "kubectl-wap").is_file() or not (root / "GLIBC").is_file():
+        raise BuildError(f"{root} is not a standalone build (run python -m plugins.standalone)")
+    out: list[Member] = [(STANDALONE_DIR, None, 0o755)]
+    for p in sorted(root.rglob("*")):
+        name = f"{STANDALONE_DIR}/{p.relative_to(root).as_posix()}"
+        if p.is_symlink():
+            out.append((name, "-> " + os.readlink(p), 0o777))
+        elif p.is_dir():
+            out.append((name, None, 0o755))
+        else:
+            out.append((name, p.read_bytes(), 0o755 if os.access(p, os.X_OK) else 0o644))
+    return out
 
 
 def sha256_file(path: Path) -> str:
@@ -449,9 +482,11 @@ def build_target(
     stub_cli: bool,
     level: int,
     quiet: bool = False,
+    standalone: str | None = None,
 ) -> Built:
     log = (lambda *_: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     target = TARGETS[target_name]
+    extra = standalone_members(Path(standalone)) if standalone else []
     version = project_version()
     trees: dict[str, FileMap] = {}
     for py in pythons:
@@ -470,7 +505,7 @@ def build_target(
     license_text = LICENSE_FILE.read_bytes()
     path = Path(out) / target.archive_name
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_targz(path, [(BIN_NAME, zipapp, 0o755), ("LICENSE", license_text, 0o644)])
+    write_targz(path, [(BIN_NAME, zipapp, 0o755), ("LICENSE", license_text, 0o644), *extra])
     digest = sha256_file(path)
     log(f"[{target.name}] {path} {path.stat().st_size / 1e6:.1f} MB sha256={digest}")
     return Built(
@@ -493,12 +528,17 @@ def build(
     release_url: str = DEFAULT_RELEASE_URL,
     jobs: int | None = None,
     quiet: bool = False,
+    standalone: Path | None = None,
 ) -> list[Built]:
     if not LICENSE_FILE.is_file():
         raise BuildError("LICENSE is missing")
     version = project_version()
     cache = cache or default_wheel_cache()
-    args = [(t, tuple(pythons), str(out), str(cache), str(lock), stub_cli, level, quiet)
+    host = host_target().name
+    if standalone is not None and host not in targets:
+        raise BuildError(f"--standalone is a build of this machine ({host}); it goes into the {host} archive only")
+    args = [(t, tuple(pythons), str(out), str(cache), str(lock), stub_cli, level, quiet,
+             str(standalone) if standalone is not None and t == host else None)
             for t in targets]
     jobs = jobs or min(len(targets), os.cpu_count() or 1)
     if jobs > 1 and len(targets) > 1:
@@ -506,7 +546,6 @@ def build(
             results = list(pool.map(build_target, *zip(*args)))
     else:
         results = [build_target(*a) for a in args]
-    host = host_target().name
     for r in results:
         if r.target == host:
             shutil.copyfile(r.path, Path(out) / f"{DIST_NAME}.tar.gz")
@@ -550,6 +589,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="bundle a placeholder CLI if kubectl_wap/cli.py does not exist")
     ap.add_argument("--compresslevel", type=int, default=6)
     ap.add_argument("-j", "--jobs", type=int, default=None)
+    ap.add_argument("--standalone", type=Path, default=None,
+                    help="a standalone build of this machine (python -m plugins.standalone: dist/standalone/"
+                         "kubectl-wap) to ship next to the zipapp in this machine's archive")
     ap.add_argument("-q", "--quiet", action="store_true")
     ns = ap.parse_args(argv)
 
@@ -572,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
             targets, pythons=pythons, out=ns.out, cache=ns.wheel_cache, lock=ns.lock,
             stub_cli=ns.stub_cli, level=ns.compresslevel,
             update_manifest=ns.manifest if ns.update_manifest else None,
-            release_url=ns.release_url, jobs=ns.jobs, quiet=ns.quiet,
+            release_url=ns.release_url, jobs=ns.jobs, quiet=ns.quiet, standalone=ns.standalone,
         )
     except BuildError as exc:
         print(f"build: {exc}", file=sys.stderr)

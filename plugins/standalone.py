@@ -12,7 +12,9 @@ Portability: the bootloader needs only GLIBC_2.14, but the bundled libpython and
 need the build machine's glibc or older. Build inside a manylinux2014 (glibc 2.17) container for
 old bastions; a build on Debian 12 runs on glibc >= 2.36 only.
 
-Not wired into krew-manifest.yaml yet: the linux/amd64 entry still points at the zipapp archive.
+The linux/amd64 Krew archive ships this build next to the zipapp (`python -m plugins.build
+--standalone dist/standalone/kubectl-wap`): its launcher (plugins/launcher.sh) runs it where glibc
+allows, else a python3 runs the zipapp.
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ def pyinstaller_args(out: Path, work: Path) -> list[str]:
     ]
 
 
+def glibc_version() -> str:
+    """This machine's glibc as MAJOR.MINOR (os.confstr gives "glibc 2.36")."""
+    import os
+
+    return (os.confstr("CS_GNU_LIBC_VERSION") or "glibc 0.0").split()[-1]
+
+
 def _reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
     info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
     return info
@@ -53,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     (app / "kubectl_complete-wap").unlink(missing_ok=True)
     (app / "kubectl_complete-wap").symlink_to("kubectl-wap")
     shutil.copy(ROOT / "LICENSE", app / "LICENSE")
+    # The launcher of the Krew archive (plugins/launcher.sh) runs this build only where glibc is at
+    # least the build machine's: libpython and the extension modules link against it.
+    (app / "GLIBC").write_text(glibc_version() + "\n")
     archive = ns.out / "kubectl-wap-linux-amd64-standalone.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         for p in sorted(app.rglob("*")):

@@ -73,7 +73,10 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", True, ()),
     ResourceInfo("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", True, ()),
     ResourceInfo("", "v1", "events", "event", "Event", True, ("ev",)),  # read only with --events (why-preempted)
-    ResourceInfo("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ("pvc",)),  # --pvcs, pending
+    ResourceInfo("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ("pvc",)),
+    ResourceInfo("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", False, ("pv",)),
+    ResourceInfo("storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ("sc",)),
+    ResourceInfo("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False, ()),
 )
 _BY_KIND = {r.kind: r for r in RESOURCES}
 

@@ -34,7 +34,7 @@ def test_v137_nothing_is_preempted() -> None:
 
 
 def test_dra_preemption_frees_the_batch_pods_gpus() -> None:
-    doc = _whatif("--feature-gates", "DRAPreemption=true")
+    doc = _whatif("--scheduler-version", "1.38")
     assert doc["outcome"] == "Preempt"
     victims = {f"{v['namespace']}/{v['name']}" for v in doc["victims"]}
     # two of the three 2-GPU batch pods per node free the 4 GPUs each gang pod needs; serving (500) stays

@@ -134,8 +134,15 @@ def _claim(name: str, allocated_on: str | None = None, device: str = "gpu-0", re
     return c
 
 
+def _gates(text: str):
+    """DRAPreemption is a 1.38 gate (on by default there; the 1.37 profile refuses it)."""
+    from kubectl_wap.profiles import PROFILES
+
+    return parse_gates("", PROFILES["1.38"]) if text == "DRAPreemption=true" else parse_gates(text)
+
+
 def _run(items: list[dict], kind: str, name: str, gates: str = ""):
-    return analyze(build_snapshot(copy.deepcopy(items)), kind, "ml", name, parse_gates(gates))
+    return analyze(build_snapshot(copy.deepcopy(items)), kind, "ml", name, _gates(gates))
 
 
 def test_allocated_claim_pins_the_pod_to_its_node() -> None:
@@ -236,7 +243,7 @@ def test_redacted_snapshot_gives_the_same_answer() -> None:
     red = redact_items(copy.deepcopy(raw), key=b"k" * 32)
     text = str(red)
     assert "device-1" not in text and "claim-a" not in text  # names and attribute values are hashed
-    gates = parse_gates("DRAPreemption=true")
+    gates = _gates("DRAPreemption=true")
     plain = analyze(build_snapshot(raw), "pod", "default", "preemptor", gates)
     pod = next(o for o in red if o["kind"] == "Pod" and "nodeName" not in o["spec"])
     hashed = analyze(build_snapshot(red), "pod", pod["metadata"]["namespace"], pod["metadata"]["name"], gates)
@@ -265,7 +272,7 @@ def test_bound_pod_without_its_generated_claim_is_warned_about() -> None:
 
 def test_dra_preemption_gate_is_spelled_in_the_report_only_when_on() -> None:
     assert "DRAPreemption" not in parse_gates("").spelled()
-    assert parse_gates("DRAPreemption=true").spelled().endswith(",DRAPreemption=true")
+    assert _gates("DRAPreemption=true").spelled().endswith(",DRAPreemption=true")
 
 
 def test_gang_reprieval_with_a_device_reachable_from_every_node() -> None:

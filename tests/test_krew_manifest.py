@@ -82,6 +82,7 @@ def test_caveats_state_python_and_exact_rbac(doc):
         "nodes", "pods", "namespaces", "priorityclasses.scheduling.k8s.io",
         "poddisruptionbudgets.policy", "podgroups.scheduling.k8s.io",
         "compositepodgroups.scheduling.k8s.io",
+        "persistentvolumeclaims", "persistentvolumes", "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io",
     }
     assert "never writes" in flat
 
@@ -120,7 +121,15 @@ def test_platform_entries(doc):
         assert isinstance(p["sha256"], str) and K.SHA256_RE.match(p["sha256"])
         assert p["bin"] == "kubectl-wap"
         froms = {f["from"] for f in p["files"]}
-        assert froms == {"kubectl-wap", "LICENSE"}
+        if (o, a) == ("linux", "amd64"):
+            # the launcher + zipapp and the standalone build (plugins/build.py --standalone)
+            assert froms == {"kubectl-wap*", "LICENSE"}
+            members = ["kubectl-wap", "LICENSE", "kubectl-wap-standalone", "kubectl-wap-standalone/kubectl-wap"]
+            assert set(K.installed_paths(p["files"], members)) == {"kubectl-wap", "LICENSE", "kubectl-wap-standalone"}
+            # an archive without the standalone build still installs (the glob matches the launcher)
+            assert set(K.installed_paths(p["files"], ["kubectl-wap", "LICENSE"])) == {"kubectl-wap", "LICENSE"}
+        else:
+            assert froms == {"kubectl-wap", "LICENSE"}
         installed = K.installed_paths(p["files"], ["kubectl-wap", "LICENSE"])
         assert p["bin"] in installed
         assert any(n.lower() in K.LICENSE_FILES for n in installed)

@@ -170,6 +170,8 @@ def test_pagination_returns_every_object_once(server: FakeApiServer, tmp_path: P
         "poddisruptionbudgets.policy": 1, "podgroups.scheduling.k8s.io": 1, "compositepodgroups.scheduling.k8s.io": 1,
         "deviceclasses.resource.k8s.io": 0, "resourceslices.resource.k8s.io": 0, "resourceclaims.resource.k8s.io": 0,
         "resourceclaimtemplates.resource.k8s.io": 0,
+        # the storage objects the volume filters read (issue 15); this fake cluster has none
+        "persistentvolumeclaims": 0, "persistentvolumes": 0, "storageclasses.storage.k8s.io": 0, "csinodes.storage.k8s.io": 0,
     }
     assert header["resourceVersions"]["pods"] == server.resource_version
     assert header["server"] == {"url": server.url, "version": "v1.37.1"}
@@ -430,3 +432,32 @@ def test_failing_exec_credential_plugin(server: FakeApiServer, tmp_path: Path) -
         load_live(str(kc), None, None)
     assert str(err.value).endswith("the kubeconfig's credential plugin failed: exec: process returned 1. login required")
     assert "\n" not in str(err.value)
+
+
+def test_completion_reads_names_from_the_cluster(tmp_path: Path) -> None:
+    """No --snapshot/--demo on the line: names and namespaces come from the cluster of the
+    kubeconfig (one list call); pods offered are the pending ones; an unreachable server offers
+    nothing and says nothing, fast."""
+    import time
+
+    objs = cluster_objects(6) + [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waiting", "namespace": "b"},
+                                  "spec": {"containers": [{"name": "c", "image": "i"}]}, "status": {"phase": "Pending"}}]
+
+    def complete(*args: str) -> list[str]:
+        exe = str(Path(sys.executable).parent / "kubectl_complete-wap")
+        r = subprocess.run([exe, "__complete", *args], capture_output=True, text=True, timeout=60)
+        assert r.stderr == ""
+        return r.stdout.split()
+
+    with FakeApiServer(objs) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kubeconfig"))
+        assert complete("whatif", "--kubeconfig", kc, "-n", "b", "podgroup", "") == ["pg", ":4"]
+        assert complete("whatif", "--kubeconfig", kc, "-n", "b", "cpg", "") == ["cpg", ":4"]
+        assert complete("whatif", "--kubeconfig", kc, "-n", "b", "pod", "") == ["waiting", ":4"]
+        assert complete("whatif", "--kubeconfig", kc, "-n", "") == ["a", "b", "c", ":4"]
+        assert any(r.path == PODS.replace("/pods", "/namespaces/b/pods") and r.query.get("fieldSelector") == ["spec.nodeName="]
+                   for r in srv.requests)
+    dead = write_kubeconfig(tmp_path / "dead", f"https://127.0.0.1:{free_port()}", token="t")
+    t0 = time.monotonic()
+    assert complete("whatif", "--kubeconfig", str(dead), "podgroup", "") == [":4"]
+    assert time.monotonic() - t0 < 30  # bounded (the 2 s request timeout, not a retry loop)

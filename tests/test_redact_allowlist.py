@@ -68,17 +68,20 @@ def test_no_seeded_string_survives_redaction() -> None:
 
 def test_every_kind_is_seeded() -> None:
     assert set(SCHEMAS) == {"Pod", "Node", "PodGroup", "CompositePodGroup", "PodDisruptionBudget", "PriorityClass", "Namespace",
-                            "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+                            "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
+                            # the storage kinds the volume filters read (issue 15)
+                            "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
 
 
-@pytest.mark.parametrize("kind", ["PodGroup", "CompositePodGroup", "PodDisruptionBudget"])
+@pytest.mark.parametrize("kind", ["PodGroup", "CompositePodGroup", "PodDisruptionBudget", "PersistentVolumeClaim",
+                                  "PersistentVolume", "CSINode"])
 def test_plain_snapshots_follow_the_allow_list(kind: str) -> None:
     o = _seed(SCHEMAS[kind])
     o["kind"] = kind
     out = strip_object(o)
     text = json.dumps(out)
     # unknown keys (at every level) are gone; the allow-listed leaves keep their values
-    for part, schema in ((o, SCHEMAS[kind]), (o["spec"], SCHEMAS[kind]["spec"])):
+    for part, schema in ((o, SCHEMAS[kind]), (o["spec"], SCHEMAS[kind]["spec"]), (o["metadata"], SCHEMAS[kind]["metadata"])):
         for k in part:
             if k not in schema:
                 assert k not in text

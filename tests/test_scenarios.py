@@ -19,8 +19,12 @@ SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
 
 OUTCOMES = {"NoPreemptionNeeded", "Preempt", "Unschedulable", "NotEligible", "Invalid"}
 WHATIF_KINDS = {"podgroup", "compositepodgroup", "pod"}
-KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy", "DRAPreemption"}
-TOP_KEYS = {"name", "source", "adapted", "derived", "featureGates", "cluster", "whatif", "expect"}
+KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy"}
+TOP_KEYS = {"name", "source", "adapted", "derived", "featureGates", "cluster", "whatif", "expect", "schedulerVersion",
+            "expectByVersion"}
+# `schedulerVersion`: the Kubernetes version (kubectl_wap/profiles.py) whose answer `expect` is; default 1.37.
+# `expectByVersion`: {version: expect} for the other versions' answers on the same cluster.
+DEFAULT_VERSION = "1.37"
 EXPECT_KEYS = {"outcome", "victims", "victimOrder", "messageContains", "nominatedNode", "placements",
                "numPDBViolations", "violatesPDB"}
 # `source`: kubernetes/kubernetes[@rev] <file.go> <Function or TestName>[: '<case name>'] (several joined by " and ");
@@ -122,7 +126,19 @@ def test_scenario_schema(path: Path):
     target_kind = {"podgroup": "PodGroup", "compositepodgroup": "CompositePodGroup", "pod": "Pod"}[whatif["kind"]]
     assert (target_kind, whatif["namespace"], whatif["name"]) in seen, "whatif target not in cluster"
 
-    expect = doc["expect"]
+    from kubectl_wap.profiles import PROFILES
+
+    version = doc.get("schedulerVersion", DEFAULT_VERSION)
+    assert version in PROFILES, f"schedulerVersion {version!r} is not a profile ({', '.join(PROFILES)})"
+    _check_expect(doc["expect"], seen, nodes)
+    others = doc.get("expectByVersion") or {}
+    assert isinstance(others, dict)
+    for v, exp in others.items():
+        assert v in PROFILES and v != version, f"expectByVersion: {v!r} must be another profile than {version}"
+        _check_expect(exp, seen, nodes)
+
+
+def _check_expect(expect: dict, seen: set, nodes: set) -> None:
     assert isinstance(expect, dict)
     unknown = set(expect) - EXPECT_KEYS
     assert not unknown, f"unknown expect keys {unknown}"
@@ -152,7 +168,7 @@ def test_scenario_schema(path: Path):
         assert node_name in nodes, f"placement on unknown node {node_name}"
 
 
-def _run_whatif(doc: dict, tmp_path: Path) -> dict:
+def _run_whatif(doc: dict, tmp_path: Path, version: str = DEFAULT_VERSION) -> dict:
     from typer.testing import CliRunner
 
     from kubectl_wap.cli import app
@@ -161,7 +177,7 @@ def _run_whatif(doc: dict, tmp_path: Path) -> dict:
     snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": doc["cluster"]}))
     whatif = doc["whatif"]
     args = ["whatif", whatif["kind"], whatif["name"], "-n", whatif["namespace"],
-            "--snapshot", str(snapshot), "-o", "json"]
+            "--snapshot", str(snapshot), "-o", "json", "--scheduler-version", version]
     if doc.get("featureGates"):
         args += ["--feature-gates", doc["featureGates"]]
     result = CliRunner().invoke(app, args)
@@ -177,12 +193,30 @@ def _pod_key(ref: dict) -> str:
     return f"{ref.get('namespace', '')}/{ref.get('name', '')}"
 
 
-@pytest.mark.parametrize("path", SCENARIO_FILES, ids=_ids(SCENARIO_FILES))
-def test_scenario(path: Path, tmp_path: Path):
+def _versioned_cases() -> list[tuple[Path, str]]:
+    """Each fixture once for its own version, and once more for every version in expectByVersion."""
+    out = []
+    for p in SCENARIO_FILES:
+        doc = yaml.safe_load(p.read_text())
+        out.append((p, doc.get("schedulerVersion", DEFAULT_VERSION)))
+        out.extend((p, v) for v in (doc.get("expectByVersion") or {}))
+    return out
+
+
+VERSIONED = _versioned_cases()
+
+
+def _expect_for(doc: dict, version: str) -> dict:
+    return doc["expect"] if version == doc.get("schedulerVersion", DEFAULT_VERSION) else doc["expectByVersion"][version]
+
+
+@pytest.mark.parametrize("path,version", VERSIONED, ids=[f"{p.stem}@{v}" for p, v in VERSIONED])
+def test_scenario(path: Path, version: str, tmp_path: Path):
     doc = _load(path)
-    expect = doc["expect"]
-    report = _run_whatif(doc, tmp_path)
-    context = f"{path.name}: {doc['name']}\nsource: {doc['source']}\nmessage: {report.get('message')!r}"
+    expect = _expect_for(doc, version)
+    report = _run_whatif(doc, tmp_path, version)
+    context = f"{path.name} (Kubernetes {version}): {doc['name']}\nsource: {doc['source']}\nmessage: {report.get('message')!r}"
+    assert report.get("schedulerVersion") == version, context
 
     assert report.get("outcome") == expect["outcome"], context
 

@@ -8,7 +8,7 @@ on each node three `batch` pods (priority 100) hold 2 GPUs each and one `serving
 pod with at least 80Gi of memory (a CEL selector on the device capacity).
 
     kubectl wap whatif podgroup train -n ml --snapshot @demo-dra                               # v1.37: no
-    kubectl wap whatif podgroup train -n ml --snapshot @demo-dra --feature-gates DRAPreemption=true
+    kubectl wap whatif podgroup train -n ml --snapshot @demo-dra --scheduler-version 1.38
 
 Without DRAPreemption (v1.37.2) the DynamicResources failure is UnschedulableAndUnresolvable and
 nothing is preempted; with it, each node frees 4 GPUs by preempting two batch pods (8 victims),

@@ -261,7 +261,7 @@ def _scheduler_places(state: ClusterState, sched: Scheduler, index: GroupIndex, 
         root = (index.pgs if pre.kind == "PodGroup" else index.cpgs).get((pre.namespace, pre.name))
         if root is None:
             return False
-        r = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling).run_root(root)
+        r = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message).run_root(root)
         return r.status.code == SUCCESS and len(r.assignments) >= placed
     finally:
         state.rollback(cp)

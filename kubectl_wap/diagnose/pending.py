@@ -234,7 +234,7 @@ def triage(
     state = build_state(snap)
     nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
     sched = Scheduler(state, nominated)
-    pgs = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling)
+    pgs = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message)
     out = Triage(now=now if now is not None else time.time())
     for root, pods in collect(snap, index, namespace, selector):
         out.rows.append(_row(snap, gates, index, sched, pgs, root, pods, scale_up, claims))
@@ -329,7 +329,7 @@ class ScaleUp:
             grown = with_nodes(snap, {t.name: t}, {t.name: 1})
             index = GroupIndex.build(grown, composite_enabled=gates.composite_pod_group)
             sched = Scheduler(build_state(grown), [p for p in grown.pods if p.nominated_node_name and not p.scheduled])
-            got = self._built[t.name] = (sched, PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling), index)
+            got = self._built[t.name] = (sched, PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message), index)
         return got
 
     def one_node(self, snap: Snapshot, root: Group | None, pod: Pod, gates: Gates) -> str:

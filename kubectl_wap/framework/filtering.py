@@ -19,7 +19,7 @@ import numpy as np
 from ..model import Node, Pod, Taint
 from .plugins.selectors import node_matches_pod_node_affinity, tolerates_taint
 from .state import ClusterState
-from .status import OK, SUCCESS, UNRESOLVABLE, Status, unresolvable, unschedulable
+from .status import OK, SKIP, SUCCESS, UNRESOLVABLE, Status, unresolvable, unschedulable
 
 # Reason strings exactly as upstream prints them.
 ERR_UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
@@ -187,13 +187,17 @@ _CROSS: list[Any] | None = None
 
 
 def cross_node_plugins() -> list[Any]:
-    """PodTopologySpread, InterPodAffinity, then DynamicResources: the default profile's Filter
-    order (DynamicResources is registered after them, default_plugins.go)."""
+    """The plugins with cycle data, in the default profile's Filter order (after
+    NodeResourcesFit): VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
+    PodTopologySpread, InterPodAffinity, then DynamicResources (registered after them,
+    default_plugins.go)."""
     global _CROSS
     if _CROSS is None:
-        from .plugins import dynamicresources, interpodaffinity, podtopologyspread
+        from .plugins import (dynamicresources, interpodaffinity, nodevolumelimits, podtopologyspread, volumebinding,
+                              volumerestrictions, volumezone)
 
-        _CROSS = [podtopologyspread.PLUGIN, interpodaffinity.PLUGIN, dynamicresources.PLUGIN]
+        _CROSS = [volumerestrictions.PLUGIN, nodevolumelimits.PLUGIN, volumebinding.PLUGIN, volumezone.PLUGIN,
+                  podtopologyspread.PLUGIN, interpodaffinity.PLUGIN, dynamicresources.PLUGIN]
     return _CROSS
 
 
@@ -204,6 +208,8 @@ def pre_filter(state: ClusterState, pod: Pod) -> CycleData:
         if not plugin.relevant(state, pod):
             continue
         d, st = plugin.pre_filter(state, pod)
+        if st.code == SKIP:
+            continue  # PreFilter Skip: no Filter and no AddPod/RemovePod for this cycle
         data.plugins.append((plugin, d))
         if not st.ok and data.prefilter_status.ok:
             data.prefilter_status = st

@@ -258,10 +258,11 @@ def run_placement_algorithm(pgs: PodGroupScheduler, g: Group) -> GroupResult:
         for i in range(1, len(successful)):
             if scores[i] > scores[bi] or (scores[i] == scores[bi] and successful[i][0].name < successful[bi][0].name):
                 bi = i
+        at = sorted((i for i in range(len(successful)) if scores[i] == scores[bi]), key=lambda i: successful[i][0].name)
+        if len(at) > 1:
+            ties.tie("placement", f"{g.key}: equal placement score on {', '.join(successful[i][0].name for i in at)}")
+            bi = at[ties.pick(len(at))]  # the smallest name unless ties.explore() is on
         best_pl, best = successful[bi]
-        tied = [pl.name for i, (pl, _) in enumerate(successful) if scores[i] == scores[bi]]
-        if len(tied) > 1:
-            ties.tie("placement", f"{g.key}: equal placement score on {', '.join(tied)}")
     # assumeSubtreeWithRevert: the evaluation was reverted; assume the winner's pods again (in
     # scheduling order) so sibling groups and the caller see them. run_root reverts them at the end.
     for a in best.assignments:

@@ -35,6 +35,13 @@ class GroupResult:
     group_statuses: dict[str, Status] = field(default_factory=dict)  # group key -> status
     # TAS (placement.py): group key -> name of the chosen placement (topology domain).
     chosen_placements: dict[str, str] = field(default_factory=dict)
+    # Pods of groups in this subtree that failed (and were reverted) but had found a node one by
+    # one. kube-scheduler keeps their per-pod Success results in the cycle's results map, and the
+    # scheduling function PodGroupPostFilter calls proposes every Success result of that map
+    # (schedule_one_podgroup.go podGroupCycle's pgSchedulingFunc -> makeProposedAssignments), so
+    # under a root that succeeds, workload-aware preemption makes room for them too (measured:
+    # tests/oracle, CompositePodGroup with a failing child gang). Nothing else uses them.
+    leaked: list[Assignment] = field(default_factory=list)
 
 
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -70,8 +77,12 @@ def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:
 
 
 class PodGroupScheduler:
-    def __init__(self, scheduler: Scheduler, index: GroupIndex, tas: bool = True):
+    def __init__(self, scheduler: Scheduler, index: GroupIndex, tas: bool = True,
+                 nothing_placed: str = "pod group is unschedulable"):
         self.sched = scheduler
+        # The fit error of a cycle that placed no pod: the version profile's wording
+        # (profiles.py no_pods_schedulable_message).
+        self.nothing_placed = nothing_placed
         self.state = scheduler.state
         self.index = index
         self._path: set[tuple[str, str]] = set()
@@ -92,7 +103,7 @@ class PodGroupScheduler:
         finally:
             self.state.rollback(cp)
         if res.status.code == SUCCESS and not res.any_scheduled:
-            res.status = Status(UNSCHEDULABLE, ("pod group is unschedulable",), GANG)
+            res.status = Status(UNSCHEDULABLE, (self.nothing_placed,), GANG)
         return res
 
     def _run(self, g: Group) -> GroupResult:
@@ -139,6 +150,7 @@ class PodGroupScheduler:
             status = Status(UNSCHEDULABLE, status.reasons, GANG)
         if status.code != SUCCESS:
             self.state.rollback(cp)
+            res.leaked = res.assignments + res.leaked
             res.assignments = []
             res.any_scheduled = False
         res.status = status
@@ -170,6 +182,7 @@ class PodGroupScheduler:
             r = self._run(child)
             res.failures.update(r.failures)
             res.group_statuses.update(r.group_statuses)
+            res.leaked.extend(r.leaked)
             if r.status.code == ERROR:
                 status = r.status
                 break

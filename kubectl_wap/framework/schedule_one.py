@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -46,13 +47,27 @@ class ScheduleResult:
         return self.node is not None
 
     def message(self) -> str:
-        return fit_error_message(self.num_nodes, self.statuses)
+        # schedulePod: a rejecting PreFilter sets Diagnosis.PreFilterMsg, which FitError.Error()
+        # prints instead of the per-node histogram.
+        pre = self.cycle.prefilter_status
+        return fit_error_message(self.num_nodes, self.statuses, "" if pre.ok else pre.message)
+
+
+class NodePreference(Protocol):
+    """A preference applied between Filter and Score (the 1.38 profile's victim-aware choice in
+    the preemption simulation, preemption/victimaware.py): `narrow` keeps the preferred feasible
+    nodes, `chose` hears the node picked, before the pod is assumed there."""
+
+    def narrow(self, pod: Pod, cycle: CycleData, feasible: np.ndarray) -> np.ndarray: ...
+
+    def chose(self, pod: Pod, cycle: CycleData, node: int) -> None: ...
 
 
 class Scheduler:
     """Filter/Score over one ClusterState, with the nominated pods upstream's PodNominator holds."""
 
     def __init__(self, state: ClusterState, nominated: list[Pod] | None = None):
+        self.preference: NodePreference | None = None  # set only for one simulation run
         self.state = state
         self.static = StaticCache(state)
         self.nominated: dict[int, list[Pod]] = {}
@@ -125,6 +140,8 @@ class Scheduler:
         # it without scoring when it passes (GetNodeInPlacement: only if inside the placement).
         nnn = self.state.node_index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         if nnn is not None and (allowed_nodes is None or allowed_nodes[nnn]) and self.filter_with_nominated(pod, cycle, nnn).ok:
+            if self.preference is not None:
+                self.preference.chose(pod, cycle, nnn)
             return ScheduleResult(nnn, cycle, {}, n)
         # Statuses are only reported when nothing is feasible: build them only then (a gang pod
         # with a node selector would otherwise make thousands of them per placement).
@@ -136,5 +153,9 @@ class Scheduler:
             statuses = {i: st for i, st in statuses.items() if allowed_nodes[i]}
         if len(feasible) == 0:
             return ScheduleResult(None, cycle, statuses, n)
-        return ScheduleResult(select_host(self.state, pod, cycle, feasible), cycle, {}, n)
+        if self.preference is None:
+            return ScheduleResult(select_host(self.state, pod, cycle, feasible), cycle, {}, n)
+        node = select_host(self.state, pod, cycle, self.preference.narrow(pod, cycle, feasible))
+        self.preference.chose(pod, cycle, node)
+        return ScheduleResult(node, cycle, {}, n)
 

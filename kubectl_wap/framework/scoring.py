@@ -147,6 +147,8 @@ def select_host(state: ClusterState, pod: Pod, cycle: CycleData, feasible: np.nd
     scores = total_scores(state, pod, cycle, feasible)
     best = int(np.argmax(scores))
     if ties.observed() and int((scores == scores[best]).sum()) > 1:
-        tied = [state.nodes[int(feasible[i])].name for i in np.flatnonzero(scores == scores[best])]
+        at = np.flatnonzero(scores == scores[best])
+        tied = [state.nodes[int(feasible[i])].name for i in at]
         ties.tie("select-host", f"pod {pod.key}: equal top score {int(scores[best])} on {', '.join(tied)}")
+        best = int(at[ties.pick(len(at))])  # at[0] (the smallest name) unless ties.explore() is on
     return int(feasible[best])

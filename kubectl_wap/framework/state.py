@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..model import HostPort, Node, Pod, Snapshot
+from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex, build_volume_index
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
@@ -73,6 +74,7 @@ class ClusterState:
         # DRA objects indexed for the DynamicResources filter (plugins/dynamicresources.attach);
         # None when the snapshot has none.
         self.dra: Any = None
+        self.volumes: VolumeIndex = EMPTY_VOLUMES  # the storage objects (build_state sets them)
         self._bulk_add(pods)
 
     def _bulk_add(self, pods: list[Pod]) -> None:
@@ -341,6 +343,7 @@ class ClusterState:
 
 def build_state(snap: Snapshot, dra_preemption: bool = False) -> ClusterState:
     state = ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
+    state.volumes = build_volume_index(snap)
     if snap.dra is not None:
         from .plugins.dynamicresources import attach
 

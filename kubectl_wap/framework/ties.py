@@ -10,15 +10,22 @@ it does. An answer that went through such a tie is one of several the real sched
 The engine reports each tie it breaks to the observers registered here, so that the differential
 tests (tests/oracle) can tell "the real scheduler chose the other tied option" from a real
 disagreement. With no observer registered, reporting costs one truth test.
+
+`explore(seed)` lets the differential tests go the other way: inside it, the engine picks among
+tied options with a seeded random choice instead of its fixed rule, so the batch can ask whether
+kube-scheduler's answer is one our engine also gives under another tie-break. Outside it, `pick`
+always answers 0: the fixed rule (options come in our deterministic order).
 """
 
 from __future__ import annotations
 
+import random
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 Observer = Callable[[str, str], None]
 _observers: list[Observer] = []
+_chooser: list[random.Random] = []  # at most one: the innermost explore()
 
 
 def observed() -> bool:
@@ -41,3 +48,20 @@ def observe() -> Iterator[list[tuple[str, str]]]:
         yield seen
     finally:
         _observers.remove(obs)
+
+
+def pick(n: int) -> int:
+    """Which of n tied options (in our deterministic order) to take: 0, our rule, unless an
+    explore() block is active."""
+    return _chooser[-1].randrange(n) if _chooser and n > 1 else 0
+
+
+@contextmanager
+def explore(seed: int) -> Iterator[list[tuple[str, str]]]:
+    """Break ties at random (seeded) inside the block; collects the ties as observe() does."""
+    _chooser.append(random.Random(seed))
+    try:
+        with observe() as seen:
+            yield seen
+    finally:
+        _chooser.pop()

@@ -12,6 +12,7 @@ from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
+from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
@@ -132,6 +133,7 @@ def pick_one_node(cands: list[_Candidate], names: list[str]) -> tuple[_Candidate
         left.sort(key=lambda c: names[c.node])
         why.append(f"tie after all criteria: smallest node name {names[left[0].node]}")
         ties.tie("preemption-candidate", ", ".join(names[c.node] for c in left))
+        left = left[ties.pick(len(left)):]  # the smallest name unless ties.explore() is on
     return left[0], why
 
 
@@ -146,8 +148,7 @@ def preempt_for_pod(
     res = Result(outcome="", message="", preemptor=pre, algorithm="default")
     steps = res.steps
     steps.append(f"Preemptor Pod {pod.key}: priority {prio}; preemptionPolicy {policy}.")
-    if pod.uses_pvcs:
-        res.warnings.append("the pod uses PersistentVolumeClaims: volume binding/zone/limits are not modeled")
+    res.warnings.extend(volume_warnings(state.volumes, [pod]))
     if pod.uses_resource_claims and state.dra is None:
         res.warnings.append("the pod uses DRA resource claims, but the input has no DRA objects (ResourceClaims, ResourceSlices, "
                             "DeviceClasses): dynamic resource allocation is not modeled")

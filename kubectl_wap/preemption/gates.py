@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..profiles import DEFAULT as DEFAULT_PROFILE
-from ..profiles import Profile
+from ..profiles import PROFILES, Profile
 
 # Our defaults (documented in the README): the v1.37 world with workload scheduling on.
 # TopologyAwareWorkloadScheduling defaults to true although upstream's gate is alpha: a PodGroup or
@@ -18,7 +18,7 @@ DEFAULTS = {
     "PodGroupPreemptionPolicy": False,
     "TopologyAwareWorkloadScheduling": True,
 }
-KNOWN = set(DEFAULTS) | {"SchedulerAsyncPreemption", "DRAWorkloadResourceClaims", "DRAPreemption"}
+KNOWN = set(DEFAULTS) | {"SchedulerAsyncPreemption", "DRAWorkloadResourceClaims"}
 
 
 @dataclass(slots=True, frozen=True)
@@ -30,7 +30,11 @@ class Gates:
     # The Kubernetes version whose rules the analysis follows (profiles.py); it travels with the
     # gates because both describe the scheduler being modelled.
     profile: Profile = DEFAULT_PROFILE
-    # DRAPreemption (newer upstream, KEP-5690; not in v1.37.2): preemption frees victims' devices.
+    # Why that profile (profilepick.py): "server version v1.37.1", "--scheduler-version", ...
+    profile_source: str = ""
+    profile_warning: str | None = None  # said when the profile was a guess (no server version)
+    # DynamicResources frees the victims' devices in preemption (1.38's DRAPreemption gate; the
+    # 1.37 profile has no such gate, so it is off there).
     dra_preemption: bool = False
 
     def spelled(self) -> str:
@@ -43,8 +47,12 @@ class Gates:
         )
 
 
-def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE) -> Gates:
-    values = dict(DEFAULTS)
+def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE, profile_source: str = "",
+                profile_warning: str | None = None) -> Gates:
+    """Our defaults (DEFAULTS) over the profile's release defaults, then the user's values. Gates
+    that only some releases have are refused under a profile without them."""
+    values = dict(profile.gate_defaults)
+    values.update(DEFAULTS)
     for part in (text or "").split(","):
         part = part.strip()
         if not part:
@@ -52,8 +60,13 @@ def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE) -> Gates:
         if "=" not in part:
             raise UserError(f"invalid --feature-gates entry {part!r}: want NAME=true|false")
         k, v = (x.strip() for x in part.split("=", 1))
-        if k not in KNOWN:
-            raise UserError(f"unknown feature gate {k!r} (known: {', '.join(sorted(KNOWN))})")
+        known = KNOWN | set(profile.gate_defaults)
+        if k not in known:
+            elsewhere = [ver for ver, p in PROFILES.items() if k in p.gate_defaults]
+            if elsewhere:
+                raise UserError(f"feature gate {k!r} does not exist in Kubernetes {profile.version} (it does in {', '.join(elsewhere)}: "
+                                "see --scheduler-version)")
+            raise UserError(f"unknown feature gate {k!r} (known: {', '.join(sorted(known))})")
         if v.lower() not in ("true", "false"):
             raise UserError(f"invalid value {v!r} for feature gate {k}: want true or false")
         values[k] = v.lower() == "true"
@@ -63,5 +76,7 @@ def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE) -> Gates:
         values["PodGroupPreemptionPolicy"],
         values["TopologyAwareWorkloadScheduling"],
         profile,
+        profile_source,
+        profile_warning,
         values.get("DRAPreemption", False),
     )

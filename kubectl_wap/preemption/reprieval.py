@@ -199,6 +199,10 @@ def reprieve_in_order(
     The common case is decided inline: with the fast path on and no cross-node terms on either
     side, a unit whose nodes hold no preemptor pod fits without any replay, which is what almost
     all of a large cluster's candidates are."""
+    if fast and any(getattr(p, "needs_literal_replay", False) for a in valid for p, _ in a.cycle.plugins):
+        # A volume plugin in play (a ReadWriteOncePod claim count, CSI attach limits): its
+        # verdicts follow neither the node-local nor the cross-node split below.
+        fast = False
     by_node = index_by_node(valid)
     preemptor_cross = preemptor_has_cross_node_terms(valid, sched.state)
     groups = signature_groups(valid, signature_label_keys(order, valid)) if fast else None

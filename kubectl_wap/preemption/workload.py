@@ -8,6 +8,8 @@ from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.podgroup import PodGroupScheduler, pending_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
+from ..framework.volumes import spared_rwop_holders
+from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
@@ -29,7 +31,8 @@ from .result import (
 )
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import build_units, effective_priority
-from .validation import preemptor_policy, validate_group_pods
+from .validation import preemptor_policy, validate_group_pods, validate_hierarchy
+from .victimaware import VictimAwareChoice
 
 PREFIX = "pod group preemption: "
 
@@ -91,6 +94,7 @@ def preempt_for_group(
     steps.append(f"{len(pending)} pod(s) to place, {len(running)} member pod(s) already running.")
     for w in _unmodeled_warnings(root, pending, index, tas, dra_modelled=sched.state.dra is not None):
         res.warnings.append(w)
+    res.warnings.extend(volume_warnings(state.volumes, pending))
 
     # Priority admission rejected the preemptor (or one of its pods).
     for kind, obj in [(g.kind, g) for g in index.chain(root)] + [("Pod", p) for p in pending]:
@@ -101,7 +105,8 @@ def preempt_for_group(
             return res
 
     # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
-    err = validate_group_pods(root, pending + running, policy_gate)
+    err = (validate_hierarchy(index, root, pending + running, policy_gate) if profile.validate_hierarchy
+           else validate_group_pods(root, pending + running, policy_gate))
     if err:
         res.outcome, res.message = INVALID, err
         steps.append(f"Validation fails (validatePodGroup): {err}. Nothing is scheduled and no preemption is attempted.")
@@ -112,10 +117,13 @@ def preempt_for_group(
         steps.append("No pending member pods: nothing to schedule.")
         return res
 
-    pgs = PodGroupScheduler(sched, index, tas)
+    pgs = PodGroupScheduler(sched, index, tas, profile.no_pods_schedulable_message)
     cp_bound = state.checkpoint()
     try:
-        return _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        out = _cycles(snap, sched, index, root, pgs, res, pending, prio, policy, generic_workload, fast, max_cycles, profile)
+        if out.outcome == PREEMPT:
+            out.warnings.extend(spared_rwop_holders(state, pending, {p.uid for p in out.victim_pods}))
+        return out
     finally:
         # Pods bound in earlier cycles were added to the state: the analysis leaves it as it was.
         state.rollback(cp_bound)
@@ -239,8 +247,18 @@ def _post_filter(
     try:
         # node_of: where every pod (each potential victim among them) ran before the removal.
         node_of = state.remove_pods([p for u in potential for p in u.pods], keep)
-        # 4. Schedule once on the cluster without any potential victim (fresh cycle states).
-        after = pgs.run_root(root)
+        # 4. Schedule once on the cluster without any potential victim (fresh cycle states);
+        # under the 1.38 profile each pod's node choice prefers the cheapest new victims.
+        if profile.victim_aware_placement:
+            viol, nonviol, _ = classify(ordered, snap.pdbs, profile)
+            sched.preference = VictimAwareChoice(sched, viol + nonviol, node_of)
+            steps.append("Victim-aware node choice (Kubernetes 1.38 rules): each preemptor pod goes to the feasible node whose new "
+                         "victims cost least (no new victim, fewest PDB violations, lowest highest priority, lowest sum, fewest pods), "
+                         "then the score plugins decide.")
+        try:
+            after = pgs.run_root(root)
+        finally:
+            sched.preference = None
         if after.status.code != SUCCESS:
             res.outcome = OUT_UNSCHEDULABLE
             res.message = PREFIX + after.status.message
@@ -248,7 +266,9 @@ def _post_filter(
             res.unplaced = _unplaced(after.failures, pending, placed)
             steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
             return res
-        valid = after.assignments
+        # What upstream's scheduling function proposes: the tree's assignments, plus the pods a
+        # failed child group had placed one by one (framework/podgroup.py GroupResult.leaked).
+        valid = after.assignments + after.leaked
         # With TAS the scheduling function already chose the best placement (topology domain);
         # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
         steps.extend(_placement_steps(after))
@@ -262,6 +282,12 @@ def _post_filter(
         violating, non_violating, which = classify(ordered, snap.pdbs, profile)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
+        if profile.reprieval == "two-phase":
+            # Same verdicts as the full replay (upstream documents the phases as equivalent, and
+            # the default ReprieveFilter attempts every victim): only the procedure is named.
+            steps.append("Reprieval by the 1.38 procedure: " + ("the ReprieveFilter admits each unit, then " if profile.reprieve_filter else "")
+                         + "Phase 1 checks node-local Filters on the unit's nodes and Phase 2 the cross-node Filters over every "
+                         "assignment (the same verdicts as replaying every assignment).")
         outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
         candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):
@@ -349,8 +375,6 @@ def _placement_steps(res) -> list[str]:
 def _unmodeled_warnings(root: Group, pods: list[Pod], index: GroupIndex | None = None, tas: bool = True,
                         dra_modelled: bool = False) -> list[str]:
     out = []
-    if any(p.uses_pvcs for p in pods):
-        out.append("preemptor pods use PersistentVolumeClaims: volume binding/zone/limits are not modeled")
     if getattr(root, "uses_resource_claims", False):
         out.append("the PodGroup has resourceClaims (DRAWorkloadResourceClaims): PodGroup-level claims are not modeled")
     elif any(p.uses_resource_claims for p in pods) and not dra_modelled:

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from .document import API_VERSION
+from .profileinfo import profile_line
 from .tables import print_table, print_warnings
 
 
@@ -71,6 +72,8 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
         (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
         return
     print_table(console, None, headers, rows, no_headers)
+    if not no_headers and (line := profile_line(doc)):
+        console.print(f"\n{line}", highlight=False)
     if not wide and not no_headers:
         ups = [(f"{r['namespace']}/{r['name']}", r["upstreamReason"]) for r in doc["items"] if r["upstreamReason"]]
         if ups:
@@ -211,5 +214,7 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
         print_table(console, "Most likely preemptor(s)", ["PREEMPTOR", "PRIORITY", "CONFIDENCE", "REASON"], rows, no_headers)
     if d["replay"]:
         say(f"Replay: {d['replay']}")
+    if line := profile_line(d):
+        say(line)
     for u in d["uncertainty"]:
         say(f"Uncertain: {u}")

@@ -15,6 +15,7 @@ from ..model import Snapshot
 from ..quantity import format_amount
 from .headline import collateral, headline
 from .nodeuse import node_usage
+from .profileinfo import profile_line
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d1d1f;background:#fff}
@@ -92,6 +93,7 @@ def render_html(doc: dict, snap: Snapshot) -> str:
         f'<p id="message">{escape(doc["message"])}</p>',
         f"<p>{s['victimPods']} pod(s) in {s['victimUnits']} unit(s) preempted; {s['reprievedUnits']} candidate unit(s) spared; "
         f"priority {pre['priority']}, policy {escape(pre['preemptionPolicy'])}.</p>",
+        f'<p id="scheduler-version">{escape(profile_line(doc) or "")}</p>',
         "<dl id=\"headline\">" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in headline(doc))
         + "".join(f"<dt>Collateral</dt><dd>{escape(c)}</dd>" for c in collateral(doc)) + "</dl>",
     ]

@@ -13,6 +13,7 @@ from rich.markup import escape
 from . import layout
 from ..quantity import format_amount
 from .headline import collateral, headline
+from .profileinfo import profile_line
 from .warnings import summarize
 
 _OUTCOME_STYLE = {
@@ -91,6 +92,8 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     say(console,
         f"Preemptor: {pre['kind']} {pre['namespace']}/{pre['name']}  priority {pre['priority']}  "
         f"policy {pre['preemptionPolicy']}  pending pods {pre['pods']}  running {pre['runningPods']}")
+    if line := profile_line(doc):
+        say(console, line)
     if doc["message"] and doc["outcome"] in ("Preempt", "NoPreemptionNeeded"):
         say(console, f"Message: {doc['message']}")
     if doc["outcome"] == "Unschedulable" and doc.get("unplaced") and not wide:
@@ -172,6 +175,8 @@ def render_explain(doc: dict, console: Console, err: Console | None = None, wide
     unless `wide`, which lists one item a line."""
     print_warnings(err or console, doc["warnings"])
     say(console, f"Outcome: {doc['outcome']}: {doc['message']}")
+    if line := profile_line(doc):
+        say(console, line)
     arithmetic = doc.get("nodeArithmetic") or []
     for i, s in enumerate(doc["explanation"], 1):
         head, items = _list_step(s)
@@ -245,8 +250,9 @@ def _list_step(step: str) -> tuple[str, list[str]]:
     return head + ":", items
 
 
-def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False) -> None:
+def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     """The title says the order (risk: the units preemption takes first come first)."""
+    print_warnings(err or console, doc.get("warnings") or [])
     if not no_headers:
         prio = doc["preemptorPriority"]
         how = ("most at risk first (the order preemption gives units up; --order protection reverses it)"
@@ -254,6 +260,8 @@ def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: boo
         scope = f" for {doc['for']}, on the {len(doc.get('nodesWherePreemptionMightHelp', []))} node(s) where preemption might help it" if doc.get("for") else ""
         say(console, f"Units a preemptor of priority {prio} could take{scope}, {how}: {doc.get('totalUnits', len(doc['units']))} unit(s)"
             + (f", first {len(doc['units'])} shown" if len(doc["units"]) < doc.get("totalUnits", len(doc["units"])) else ""))
+        if line := profile_line(doc):
+            say(console, line)
         console.file.write("\n")
     headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "VIOLATES-PDB"] + (["NODES"] if wide else [])
     out = []

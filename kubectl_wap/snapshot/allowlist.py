@@ -41,8 +41,9 @@ PREEMPTION_POLICY = frozenset({"PreemptLowerPriority", "Never"})
 LABEL_OPS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 API_VERSIONS = frozenset({"v1", "policy/v1", "scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3",
-                          "resource.k8s.io/v1"})
+                          "storage.k8s.io/v1", "resource.k8s.io/v1"})
 KINDS = frozenset({"Pod", "Node", "Namespace", "PriorityClass", "PodDisruptionBudget", "PodGroup", "CompositePodGroup",
+                   "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
                    "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
 
 RES = M("resname", "qty")
@@ -98,7 +99,7 @@ POD = {
         "priorityClassName": "pc", "preemptionPolicy": PREEMPTION_POLICY, "schedulerName": "scheduler",
         "schedulingGroup": {"podGroupName": "id"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
         "containers": L(CONTAINER), "initContainers": L(CONTAINER),
-        "volumes": L({"name": "id", "persistentVolumeClaim": {"claimName": "id"}, "ephemeral": {}}),
+        "volumes": L({"name": "id", "persistentVolumeClaim": {"claimName": "id"}, "ephemeral": {}}),  # storage.PodVolume
         "resourceClaims": L({"name": "id", "resourceClaimName": "id", "resourceClaimTemplateName": "id"}),
     },
     "status": {
@@ -177,12 +178,35 @@ RESOURCE_CLAIM = {**HEAD, "metadata": META, "spec": CLAIM_SPEC, "status": {
     "reservedFor": L({"apiGroup": "domain", "resource": frozenset({"pods", "podgroups"}), "name": "id", "uid": "id"}),
 }}
 RESOURCE_CLAIM_TEMPLATE = {**HEAD, "metadata": META, "spec": {"spec": CLAIM_SPEC}}
+# Storage (issue 15): what convert_storage.py reads. Claim, volume, class and driver names are
+# identifiers (hashed alike everywhere, so references still match); a PV's zone labels are labels.
+ACCESS_MODES = L(frozenset({"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}))
+PVC = {
+    **HEAD,
+    # only the annotations the volume binder reads: bind-completed (presence), selected-node, beta class
+    "metadata": dict(META, annotations={"pv.kubernetes.io/bind-completed": frozenset({"true", "yes"}),
+                                        "volume.kubernetes.io/selected-node": "id",
+                                        "volume.beta.kubernetes.io/storage-class": "id"}),
+    "spec": {"accessModes": ACCESS_MODES, "storageClassName": "id", "volumeName": "id", "resources": {"requests": RES}},
+    "status": {"phase": frozenset({"Pending", "Bound", "Lost"})},
+}
+PV = {
+    **HEAD, "metadata": META,
+    "spec": {"accessModes": ACCESS_MODES, "storageClassName": "id", "capacity": RES,
+             "nodeAffinity": {"required": {"nodeSelectorTerms": L(NODE_TERM)}},
+             "csi": {"driver": "id", "volumeHandle": "id"}, "claimRef": {"namespace": "id", "name": "id"}},
+    "status": {"phase": frozenset({"Pending", "Available", "Bound", "Released", "Failed"})},
+}
+STORAGE_CLASS = {**HEAD, "metadata": META, "provisioner": "id",
+                 "volumeBindingMode": frozenset({"Immediate", "WaitForFirstConsumer"})}
+CSI_NODE = {**HEAD, "metadata": META, "spec": {"drivers": L({"name": "id", "allocatable": {"count": "int"}})}}
 
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PodGroup": POD_GROUP, "CompositePodGroup": COMPOSITE_POD_GROUP,
     "PodDisruptionBudget": PDB, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
     "DeviceClass": DEVICE_CLASS, "ResourceSlice": RESOURCE_SLICE, "ResourceClaim": RESOURCE_CLAIM,
     "ResourceClaimTemplate": RESOURCE_CLAIM_TEMPLATE,
+    "PersistentVolumeClaim": PVC, "PersistentVolume": PV, "StorageClass": STORAGE_CLASS, "CSINode": CSI_NODE,
 }
 
 

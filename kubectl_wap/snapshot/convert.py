@@ -451,6 +451,7 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     last = (
         tuple([_str(_d(c).get("image")) for c in _l(spec.get("containers"))]),
         bool(volumes) and any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
+        _pod_volumes(volumes) if volumes else (),
         pod_claim_refs(spec.get("resourceClaims"), what) if spec.get("resourceClaims") else (),
         tuple([_str(_d(g).get("name")) for g in gates]) if gates else (),
     )
@@ -742,7 +743,13 @@ _CONVERTERS = {
 }
 # Kinds a `kubectl get ... -o yaml` dump may carry that the scheduler does not read.
 IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event",
-                 "PersistentVolumeClaim"}  # Event, PersistentVolumeClaim: read by `why-preempted` / `pending` from the raw items
+                 "VolumeAttachment", "CSIDriver"}  # Event: read by `why-preempted` from the raw items
+
+
+# The storage kinds (PVC, PV, StorageClass, CSINode) live in their own module.
+from .convert_storage import STORAGE_CONVERTERS, pod_volumes as _pod_volumes  # noqa: E402
+
+_CONVERTERS.update(STORAGE_CONVERTERS)
 
 
 def _check_unique_uids(snap: Snapshot, source: str) -> None:

@@ -98,13 +98,33 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
-# Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
-EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
-# Read only on request (`snapshot --pvcs`, `pending` live): whether a pod's claims are bound.
+# The storage objects the volume filters read (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+# VolumeZone; framework/volumes.py). PVCs were read only on request before (`snapshot --pvcs`).
 PVCS = ResourceSpec(
     "persistentvolumeclaims", "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, False,
-    "PersistentVolumeClaims are unknown, so pending pods waiting for unbound claims are not named",
+    "PersistentVolumeClaims are unknown, so the volume filters are not applied and pending pods waiting for "
+    "unbound claims are not named",
 )
+STORAGE_RESOURCES: tuple[ResourceSpec, ...] = (
+    PVCS,
+    ResourceSpec(
+        "persistentvolumes", "", "v1", "persistentvolumes", "PersistentVolume", False, False,
+        "PersistentVolumes are unknown, so bound volumes' node affinity and zones (VolumeBinding, VolumeZone) "
+        "and CSI attach limits (NodeVolumeLimits) are not checked",
+    ),
+    ResourceSpec(
+        "storageclasses.storage.k8s.io", "storage.k8s.io", "v1", "storageclasses", "StorageClass", False, False,
+        "StorageClasses are unknown, so unbound claims' binding mode (VolumeBinding, VolumeZone) is not checked",
+    ),
+    ResourceSpec(
+        "csinodes.storage.k8s.io", "storage.k8s.io", "v1", "csinodes", "CSINode", False, False,
+        "CSINodes are unknown, so CSI attach limits (NodeVolumeLimits) are not checked",
+    ),
+)
+RESOURCES = RESOURCES + STORAGE_RESOURCES
+
+# Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
+EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
 
 
 class _Gone(Exception):
@@ -149,8 +169,7 @@ def load_live(
             _list_resource(client, EVENTS, namespace, items, header, progress)
             # Only preemption events matter; the rest are noise (and may say more than we want to keep).
             items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
-        if pvcs:
-            _list_resource(client, PVCS, namespace, items, header, progress)
+        # `pvcs` (snapshot --pvcs) is kept for compatibility: PVCs are always read now (RESOURCES).
         return header, items
     finally:
         client.close()

@@ -265,18 +265,27 @@ def _event(obj: Obj) -> Obj:
     return out
 
 
-def _pvc(obj: Obj) -> Obj:
-    """A PersistentVolumeClaim (`snapshot --pvcs`): only whether it is bound, for `pending`."""
-    out = _base(obj)
-    phase = (obj.get("status") or {}).get("phase") if isinstance(obj.get("status"), dict) else None
-    if isinstance(phase, str):
-        out["status"] = {"phase": phase}
+def _storage(obj: Obj) -> Obj:
+    """PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes: the allow-list of
+    allowlist.py (what the volume filters read), values unchanged; a PVC keeps only the
+    annotations the volume binder reads."""
+    from .allowlist import schema_for
+
+    out = project(schema_for(obj.get("kind")), obj, keep)
+    meta = _metadata(obj)
+    ann = out.get("metadata", {}).get("annotations")
+    if ann:
+        meta["annotations"] = ann
+    out["metadata"] = meta
     return out
 
 
 _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
     "Event": _event,
-    "PersistentVolumeClaim": _pvc,
+    "PersistentVolumeClaim": _storage,
+    "PersistentVolume": _storage,
+    "StorageClass": _storage,
+    "CSINode": _storage,
     "Pod": _pod,
     "Node": _node,
     "PodGroup": _by_schema,

@@ -53,6 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--feature-gates", default="")
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
+    d.add_argument("--explore", type=int, default=30,
+                   help="tie-dependent cases: runs of our engine with random tie-breaks looking for the real answer")
+    sc = sub.add_parser("scale", help="one cluster at scale (benchmark size M: 1,000 nodes, 30k pods, a 256-pod gang), both engines timed")
+    sc.add_argument("--size", default="M", help="benchmark size (benchmarks/generate.py SIZES)")
+    sc.add_argument("--gang", default="gang-256", help="the pending gang asked about (bench-gangs namespace)")
+    sc.add_argument("--out", default="", help="benchmark cache directory (default: benchmarks' own)")
+    sc.add_argument("--timeout", type=float, default=1800, help="longest time the oracle may take, seconds")
+    sc.add_argument("--settle", default="2s", help="how long the cluster must stay unchanged before it is read off")
+    sc.add_argument("--json", default="", help="write the numbers as JSON here")
     args = ap.parse_args(argv)
     if args.command == "build":
         from .driver import build
@@ -63,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 1
         return 0
+    if args.command == "scale":
+        from .scale import main_scale
+
+        return main_scale(args)
     if args.command == "diff":
         from .batch import main_diff
 

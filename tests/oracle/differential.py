@@ -23,8 +23,9 @@ FAMILY = {"Preempt": "Preempt", "NoPreemptionNeeded": "NoPreemptionNeeded",
           "Unschedulable": "NoPlacement", "NotEligible": "NoPlacement", "Invalid": "NoPlacement"}
 
 
-def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str) -> dict[str, Any]:
-    """Our answer, in the same shape as the oracle's contract."""
+def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, explore_seed: int | None = None) -> dict[str, Any]:
+    """Our answer, in the same shape as the oracle's contract. With `explore_seed`, our engine
+    breaks its ties at random (framework/ties.py explore) instead of by its fixed rule."""
     from kubectl_wap.errors import UserError
     from kubectl_wap.model import SnapshotHeader
     from kubectl_wap.preemption.analyze import analyze
@@ -34,7 +35,7 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str) ->
     from kubectl_wap.framework import ties
 
     try:
-        with ties.observe() as seen:
+        with (ties.observe() if explore_seed is None else ties.explore(explore_seed)) as seen:
             snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
             res = analyze(snap, kind, namespace, name, parse_gates(gates))
     except UserError as e:

@@ -138,6 +138,44 @@ def _group(kind: str, ns: str, name: str, prio: int, policy: dict, mode: str | N
 
 def generate(seed: int, index: int = 0) -> GenCase:
     """One case from (seed, index): the same numbers give the same cluster."""
+    case = _generate(seed, index)
+    _add_storage(case, random.Random(seed * 7_919 + index + 17))
+    return case
+
+
+def _add_storage(case: GenCase, rng: random.Random) -> None:
+    """Sometimes (15 %) a ReadWriteOncePod claim that a running pod of the question's namespace
+    holds and the question's pending pods also mount (VolumeRestrictions: only one pod may use it;
+    the holder is a victim candidate for a single pod, and workload-aware preemption spares it in
+    v1.37.2). Its own random stream, so that adding it changed no earlier case's cluster."""
+    if rng.random() >= 0.15:
+        return
+    ns = case.namespace
+    pods = [o for o in case.items if o["kind"] == "Pod" and o["metadata"]["namespace"] == ns]
+    holders = [o for o in pods if o["spec"].get("nodeName") and not o["metadata"].get("deletionTimestamp")]
+    wanted = [o for o in pods if not o["spec"].get("nodeName") and (
+        o["metadata"]["name"] == case.name if case.kind == "pod" else bool(o["spec"].get("schedulingGroup")))]
+    if not holders or not wanted:
+        return
+    holder = rng.choice(holders)
+    users = [holder] + rng.sample(wanted, 1)
+    pv, pvc = "pv-rwop", "claim-rwop"
+    case.items.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv},
+                       "spec": {"accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"},
+                                "hostPath": {"path": "/mnt/rwop"}, "persistentVolumeReclaimPolicy": "Retain",
+                                "claimRef": {"namespace": ns, "name": pvc}},
+                       "status": {"phase": "Bound"}})
+    case.items.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"namespace": ns, "name": pvc,
+                       "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                       "spec": {"accessModes": ["ReadWriteOncePod"], "resources": {"requests": {"storage": "1Gi"}},
+                                "volumeName": pv, "storageClassName": ""},
+                       "status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"}}})
+    for o in users:
+        o["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": pvc}}]
+    case.features.add("rwop")
+
+
+def _generate(seed: int, index: int) -> GenCase:
     rng = random.Random(seed * 1_000_003 + index)
     medium = rng.random() < 0.2
     b = _Builder(rng, medium)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -56,15 +58,7 @@ func startServer(t *testing.T) *server {
 	cs, cfg, closeF := framework.StartTestServer(ctx, t, framework.TestServerSetup{
 		ModifyServerRunOptions: func(o *options.ServerRunOptions) {
 			o.Admission.GenericAdmission.DisablePlugins = []string{"ServiceAccount", "TaintNodesByCondition", "Priority", "StorageObjectInUseProtection"}
-			if o.APIEnablement.RuntimeConfig == nil {
-				o.APIEnablement.RuntimeConfig = cliflag.ConfigurationMap{}
-			}
-			if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
-				o.APIEnablement.RuntimeConfig[schedulingv1beta1.SchemeGroupVersion.String()] = "true"
-			}
-			if utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
-				o.APIEnablement.RuntimeConfig[schedulingv1alpha3.SchemeGroupVersion.String()] = "true"
-			}
+			serveSchedulingAPIs(o)
 		},
 	})
 	cfg.QPS = 5000
@@ -75,6 +69,21 @@ func startServer(t *testing.T) *server {
 	}
 	_ = cs
 	return &server{t: t, ctx: ctx, cancel: cancel, cs: cs2, cfg: cfg, dyn: dynamic.NewForConfigOrDie(cfg), closeF: closeF}
+}
+
+// serveSchedulingAPIs turns on the scheduling.k8s.io versions the gates need (the
+// --runtime-config of a real kube-apiserver): v1beta1 (PodGroups) with GenericWorkload,
+// v1alpha3 (CompositePodGroups) with CompositePodGroup, as InitTestAPIServer does.
+func serveSchedulingAPIs(o *options.ServerRunOptions) {
+	if o.APIEnablement.RuntimeConfig == nil {
+		o.APIEnablement.RuntimeConfig = cliflag.ConfigurationMap{}
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		o.APIEnablement.RuntimeConfig[schedulingv1beta1.SchemeGroupVersion.String()] = "true"
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+		o.APIEnablement.RuntimeConfig[schedulingv1alpha3.SchemeGroupVersion.String()] = "true"
+	}
 }
 
 func (s *server) close() {
@@ -142,13 +151,16 @@ type Result struct {
 
 // created remembers what a case created, for the clean-up.
 type created struct {
-	namespaces     map[string]bool
-	nodes          []string
-	priorityClass  []string
-	hasPodGroups   bool
-	hasComposite   bool
-	preemptorPods  []PodRef
-	runningAtStart map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
+	mu            sync.Mutex // runningAtStart is written by createParallel's workers
+	namespaces    map[string]bool
+	nodes         []string
+	priorityClass []string
+	hasPodGroups  bool
+	// storage (cluster-scoped ones by name; PVCs go with their namespace)
+	pvs, storageClasses, csiNodes []string
+	hasComposite                  bool
+	preemptorPods                 []PodRef
+	runningAtStart                map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
 	// what the scheduler did, recorded while it runs: victims (when first seen marked) and the
 	// last nominated node seen on each preemptor pod (binding may clear it later)
 	victims          map[string]*Victim
@@ -237,6 +249,10 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	var cpgs []*schedulingv1alpha3.CompositePodGroup
 	var pdbs []*policyv1.PodDisruptionBudget
 	var running, pending []*v1.Pod
+	var pvcs []*v1.PersistentVolumeClaim
+	var pvs []*v1.PersistentVolume
+	var scs []*storagev1.StorageClass
+	var csiNodes []*storagev1.CSINode
 	for i, raw := range c.Objects {
 		var tm typeMeta
 		if err := json.Unmarshal(raw, &tm); err != nil {
@@ -272,6 +288,22 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			} else {
 				pending = append(pending, o)
 			}
+		case "PersistentVolumeClaim":
+			o := &v1.PersistentVolumeClaim{}
+			err = decodeInto(raw, o)
+			pvcs = append(pvcs, o)
+		case "PersistentVolume":
+			o := &v1.PersistentVolume{}
+			err = decodeInto(raw, o)
+			pvs = append(pvs, o)
+		case "StorageClass":
+			o := &storagev1.StorageClass{}
+			err = decodeInto(raw, o)
+			scs = append(scs, o)
+		case "CSINode":
+			o := &storagev1.CSINode{}
+			err = decodeInto(raw, o)
+			csiNodes = append(csiNodes, o)
 		case "Namespace":
 			o := &v1.Namespace{}
 			err = decodeInto(raw, o)
@@ -346,10 +378,19 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			return fmt.Errorf("PodDisruptionBudget %s/%s status: %w", p.Namespace, p.Name, err)
 		}
 	}
+	// Running pods in parallel: a cluster of 30,000 pods (python -m tests.oracle scale) would
+	// take most of an hour one create at a time. Their order does not matter to the scheduler
+	// (start times come from status); the pending pods below keep theirs.
+	if err := s.createStorage(ctx, cr, scs, csiNodes, pvs, pvcs); err != nil {
+		return err
+	}
 	for _, p := range running {
-		if err := s.createPod(ctx, cr, p); err != nil {
+		if err := s.ensureNamespace(ctx, cr, p.Namespace); err != nil {
 			return err
 		}
+	}
+	if err := s.createParallel(ctx, cr, running); err != nil {
+		return err
 	}
 	for _, p := range pending {
 		if p.Status.NominatedNodeName != "" {
@@ -361,6 +402,97 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 		cr.preemptorPods = append(cr.preemptorPods, PodRef{p.Namespace, p.Name})
 	}
 	return nil
+}
+
+// createStorage creates StorageClasses, CSINodes, PersistentVolumes and PersistentVolumeClaims
+// with their status as given (no PV controller runs: a claim bound in the file stays bound, an
+// unbound one stays pending; StorageObjectInUseProtection admission is off, so no finalizers).
+func (s *server) createStorage(ctx context.Context, cr *created, scs []*storagev1.StorageClass, csiNodes []*storagev1.CSINode,
+	pvs []*v1.PersistentVolume, pvcs []*v1.PersistentVolumeClaim) error {
+	for _, o := range scs {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.StorageV1().StorageClasses().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("StorageClass %s: %w", o.Name, err)
+		}
+		cr.storageClasses = append(cr.storageClasses, o.Name)
+	}
+	for _, o := range csiNodes {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.StorageV1().CSINodes().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("CSINode %s: %w", o.Name, err)
+		}
+		cr.csiNodes = append(cr.csiNodes, o.Name)
+	}
+	for _, o := range pvs {
+		clean(&o.ObjectMeta)
+		st := o.Status
+		c, err := s.cs.CoreV1().PersistentVolumes().Create(ctx, o, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("PersistentVolume %s: %w", o.Name, err)
+		}
+		cr.pvs = append(cr.pvs, o.Name)
+		if st.Phase != "" {
+			c.Status = st
+			if _, err := s.cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("PersistentVolume %s status: %w", o.Name, err)
+			}
+		}
+	}
+	for _, o := range pvcs {
+		clean(&o.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, o.Namespace); err != nil {
+			return err
+		}
+		st := o.Status
+		c, err := s.cs.CoreV1().PersistentVolumeClaims(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("PersistentVolumeClaim %s/%s: %w", o.Namespace, o.Name, err)
+		}
+		if st.Phase != "" {
+			c.Status = st
+			if _, err := s.cs.CoreV1().PersistentVolumeClaims(o.Namespace).UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("PersistentVolumeClaim %s/%s status: %w", o.Namespace, o.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// createWorkers is how many pods are created at once.
+const createWorkers = 16
+
+func (s *server) createParallel(ctx context.Context, cr *created, pods []*v1.Pod) error {
+	work := make(chan *v1.Pod)
+	errs := make(chan error, createWorkers)
+	var wg sync.WaitGroup
+	for w := 0; w < createWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := s.createPod(ctx, cr, p); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	var first error
+feed:
+	for _, p := range pods {
+		select {
+		case work <- p:
+		case first = <-errs:
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	if first == nil {
+		first = <-errs // nil when the channel is empty
+	}
+	return first
 }
 
 // clean drops what the apiserver sets itself.
@@ -415,7 +547,9 @@ func (s *server) createPod(ctx context.Context, cr *created, p *v1.Pod) error {
 			return fmt.Errorf("Pod %s/%s terminating: %w", p.Namespace, p.Name, err)
 		}
 	} else if p.Spec.NodeName != "" && o.Status.Phase != v1.PodSucceeded && o.Status.Phase != v1.PodFailed {
+		cr.mu.Lock()
 		cr.runningAtStart[key(p.Namespace, p.Name)] = o
+		cr.mu.Unlock()
 	}
 	return nil
 }
@@ -711,6 +845,24 @@ func (s *server) cleanup(cr *created) error {
 			}
 		}
 		if err := s.cs.CoreV1().Events(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		if err := s.cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+	}
+	for _, n := range cr.pvs {
+		if err := s.cs.CoreV1().PersistentVolumes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.storageClasses {
+		if err := s.cs.StorageV1().StorageClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.csiNodes {
+		if err := s.cs.StorageV1().CSINodes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}

@@ -1,0 +1,110 @@
+"""Victim-aware node choice inside the workload-aware preemption simulation (the 1.38 profile's
+`victim_aware_placement`; upstream-changes.md section 1.3).
+
+UPSTREAM-DIFF: upstream's integration tests (TestPodGroupPreemption @00a3e521: the two
+"Victim-aware scoring" cases and "Partial Preemption with basic policy") assert this behaviour,
+but the implementing code was not found. This is the smallest rule reproducing every assertion:
+while the group is scheduled on the cluster with every potential victim removed, each preemptor
+pod's feasible nodes are first narrowed to those whose *new* victims are cheapest, then the
+profile's Score plugins choose among them as usual.
+
+The new victims of node N (`needed`): the potential victim units with a pod on N that no earlier
+preemptor pod of this run already needs ("committed"), found as SelectVictimsOnNode does
+(default_preemption.go): put each one back on N in reprieve order (PDB-violating first, each most
+important first) and keep it when the pod still passes Filter there. A committed unit stays out
+everywhere, so a `disruptionMode: all` unit needed on one node frees its other nodes for later
+pods ("reuse capacity freed across nodes"). Cost, compared lexicographically, as
+pickOneNodeForPreemption's criteria: any new victim at all, PDB violations, highest victim
+priority, sum of victim priorities, victim pods.
+
+UPSTREAM-DIFF: only the unit's pods on N are put back (a unit's pods elsewhere matter only to
+cross-node plugins, which we do not re-evaluate here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.filtering import CycleData
+from ..framework.schedule_one import Scheduler
+from ..model import Pod
+from .units import VictimUnit
+
+_OFFSET = 2**31  # pickOneNodeForPreemption adds MaxInt32+1 per victim so that negative priorities sum sensibly
+
+
+class VictimAwareChoice:
+    """framework.schedule_one.NodePreference for one WAP scheduling run."""
+
+    def __init__(self, sched: Scheduler, order: list[VictimUnit], node_of: dict[str, int]):
+        self.sched = sched
+        self.node_of = node_of
+        # Units by node, in reprieve order.
+        self.by_node: dict[int, list[tuple[int, VictimUnit]]] = {}
+        for i, u in enumerate(order):
+            for n in sorted({node_of[p.uid] for p in u.pods if p.uid in node_of}):
+                self.by_node.setdefault(n, []).append((i, u))
+        # Preemptor pod uid -> (the pod, unit indexes it needed). Only pods still placed in the
+        # state count, so the rollbacks of the group algorithm (a failed gang, TAS placements
+        # tried one after another) undo their commitments too.
+        self.commits: dict[str, tuple[Pod, frozenset[int]]] = {}
+
+    def _committed(self) -> set[int]:
+        has = self.sched.state.has
+        out: set[int] = set()
+        for pod, units in self.commits.values():
+            if has(pod):
+                out |= units
+        return out
+
+    def needed(self, pod: Pod, cycle: CycleData, node: int, committed: set[int]) -> list[VictimUnit]:
+        state, sched = self.sched.state, self.sched
+        out: list[VictimUnit] = []
+        cp = state.checkpoint()
+        c2 = cycle.clone() if cycle.plugins else cycle
+        try:
+            for i, u in self.by_node.get(node, ()):
+                if i in committed:
+                    continue
+                back = [p for p in u.pods if self.node_of.get(p.uid) == node]
+                for p in back:
+                    state.add_pod(p, node)
+                    if cycle.plugins:
+                        c2.add_pod(state, pod, p, node)
+                if sched.filter_with_nominated(pod, c2, node).ok:
+                    continue  # reprieved on this node
+                for p in back:
+                    state.remove_pod(p)
+                    if cycle.plugins:
+                        c2.remove_pod(state, pod, p, node)
+                out.append(u)
+        finally:
+            state.rollback(cp)
+        return out
+
+    def _cost(self, units: list[VictimUnit]) -> tuple[int, int, int, int, int]:
+        if not units:
+            return (0, 0, 0, 0, 0)
+        return (
+            1,
+            sum(u.violate_count for u in units),
+            max(u.priority for u in units),
+            sum((u.priority + _OFFSET) * len(u.pods) for u in units),
+            sum(len(u.pods) for u in units),
+        )
+
+    def narrow(self, pod: Pod, cycle: CycleData, feasible: np.ndarray) -> np.ndarray:
+        """The feasible nodes whose new victims cost least (all of them on a tie)."""
+        if len(feasible) <= 1:
+            return feasible
+        committed = self._committed()
+        costs = [self._cost(self.needed(pod, cycle, int(n), committed)) for n in feasible]
+        best = min(costs)
+        return feasible[np.array([c == best for c in costs])]
+
+    def chose(self, pod: Pod, cycle: CycleData, node: int) -> None:
+        """Record the units the pod's node needs (called before the pod is assumed there)."""
+        committed = self._committed()
+        units = self.needed(pod, cycle, node, committed)
+        index = {id(u): i for lst in self.by_node.values() for i, u in lst}
+        self.commits[pod.uid] = (pod, frozenset(index[id(u)] for u in units))

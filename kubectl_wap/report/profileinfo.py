@@ -1,0 +1,23 @@
+"""The version profile in every report's header (issue 15): which Kubernetes release's scheduler
+rules the analysis followed, and why that one (profilepick.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def profile_fields(gates: Any) -> dict[str, Any]:
+    """JSON fields: `schedulerVersion` ("1.37"), `schedulerVersionSource` (why), and
+    `schedulerVersionReleased` (false for a development-branch profile)."""
+    p = gates.profile
+    return {"schedulerVersion": p.version, "schedulerVersionSource": gates.profile_source or "default",
+            "schedulerVersionReleased": p.released}
+
+
+def profile_line(doc: dict[str, Any]) -> str | None:
+    """The text header's line, or None for a document without the fields."""
+    v = doc.get("schedulerVersion")
+    if not v:
+        return None
+    state = "" if doc.get("schedulerVersionReleased", True) else " (unreleased: rules from upstream's development branch)"
+    return f"Scheduler rules: Kubernetes {v}{state}, {doc.get('schedulerVersionSource', 'default')}"

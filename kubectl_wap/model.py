@@ -171,8 +171,11 @@ class Pod:
     images: tuple[str, ...] = ()
     uses_pvcs: bool = False
     volumes: tuple[PodVolume, ...] = ()  # PVC and generic ephemeral volumes (storage.PodVolume)
-    uses_resource_claims: bool = False
+    # spec.resourceClaims as model_dra.PodClaimRef (issue 15), shared by pods of one spec template
+    resource_claims: tuple = ()
     scheduling_gates: tuple[str, ...] = ()
+    # status.resourceClaimStatuses: (pod claim name, generated ResourceClaim name) per pod
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -181,6 +184,10 @@ class Pod:
     @property
     def terminal(self) -> bool:
         return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def uses_resource_claims(self) -> bool:
+        return bool(self.resource_claims)
 
     @property
     def scheduled(self) -> bool:
@@ -338,6 +345,9 @@ class Snapshot:
     admission_errors: dict[tuple[str, str, str], str] = field(default_factory=dict)
     # (kind, namespace, name) of objects defined more than once (the last definition is kept).
     duplicates: set[tuple[str, str, str]] = field(default_factory=set)
+    # DeviceClasses, ResourceSlices, ResourceClaims(Templates) (model_dra.DraObjects); None when
+    # the input has none of them (DRA is then reported as not modelled).
+    dra: Any = None
 
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         for pg in self.pod_groups:

@@ -68,6 +68,10 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo(
         "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", True, ()
     ),
+    ResourceInfo("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", False, ()),
+    ResourceInfo("resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", False, ()),
+    ResourceInfo("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", True, ()),
+    ResourceInfo("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", True, ()),
     ResourceInfo("", "v1", "events", "event", "Event", True, ("ev",)),  # read only with --events (why-preempted)
     ResourceInfo("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ("pvc",)),
     ResourceInfo("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", False, ("pv",)),

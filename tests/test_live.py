@@ -168,6 +168,8 @@ def test_pagination_returns_every_object_once(server: FakeApiServer, tmp_path: P
     assert header["counts"] == {
         "nodes": 4, "pods": N_PODS, "namespaces": 3, "priorityclasses.scheduling.k8s.io": 1,
         "poddisruptionbudgets.policy": 1, "podgroups.scheduling.k8s.io": 1, "compositepodgroups.scheduling.k8s.io": 1,
+        "deviceclasses.resource.k8s.io": 0, "resourceslices.resource.k8s.io": 0, "resourceclaims.resource.k8s.io": 0,
+        "resourceclaimtemplates.resource.k8s.io": 0,
         # the storage objects the volume filters read (issue 15); this fake cluster has none
         "persistentvolumeclaims": 0, "persistentvolumes": 0, "storageclasses.storage.k8s.io": 0, "csinodes.storage.k8s.io": 0,
     }

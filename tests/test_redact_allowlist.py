@@ -35,6 +35,8 @@ def _seed(schema: Any) -> Any:
     if isinstance(schema, M):
         key = "nvidia.com/gpu" if schema.key == "resname" else _leak()
         return {key: _seed(schema.value)}
+    if schema == "cel":  # a CEL expression: the strings it can carry are its literals
+        return f'device.attributes["d"].x == "{_leak()}"'
     return _leak()  # every leaf: enum, id, quantity, time, int... all given a string
 
 
@@ -66,6 +68,7 @@ def test_no_seeded_string_survives_redaction() -> None:
 
 def test_every_kind_is_seeded() -> None:
     assert set(SCHEMAS) == {"Pod", "Node", "PodGroup", "CompositePodGroup", "PodDisruptionBudget", "PriorityClass", "Namespace",
+                            "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
                             # the storage kinds the volume filters read (issue 15)
                             "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
 

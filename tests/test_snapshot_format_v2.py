@@ -131,10 +131,10 @@ def test_new_pod_equals_the_dataclass_constructor() -> None:
         new_pod(*values[:-1])
     from kubectl_wap.model import new_pod_from_runs
 
-    runs = new_pod_from_runs(*values[:5], tuple(values[5:17]), *values[17:23], tuple(values[23:]))
+    runs = new_pod_from_runs(*values[:5], tuple(values[5:17]), *values[17:23], tuple(values[23:28]), values[28])
     assert runs == q and dataclasses.astuple(runs) == dataclasses.astuple(q)
     with pytest.raises(ValueError):
-        new_pod_from_runs(*values[:5], tuple(values[5:16]), *values[17:23], tuple(values[23:]))
+        new_pod_from_runs(*values[:5], tuple(values[5:16]), *values[17:23], tuple(values[23:28]), values[28])
 
 
 def test_fast_and_general_pod_paths_agree() -> None:

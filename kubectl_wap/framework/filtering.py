@@ -189,14 +189,15 @@ _CROSS: list[Any] | None = None
 def cross_node_plugins() -> list[Any]:
     """The plugins with cycle data, in the default profile's Filter order (after
     NodeResourcesFit): VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-    PodTopologySpread, InterPodAffinity."""
+    PodTopologySpread, InterPodAffinity, then DynamicResources (registered after them,
+    default_plugins.go)."""
     global _CROSS
     if _CROSS is None:
-        from .plugins import (interpodaffinity, nodevolumelimits, podtopologyspread, volumebinding, volumerestrictions,
-                              volumezone)
+        from .plugins import (dynamicresources, interpodaffinity, nodevolumelimits, podtopologyspread, volumebinding,
+                              volumerestrictions, volumezone)
 
         _CROSS = [volumerestrictions.PLUGIN, nodevolumelimits.PLUGIN, volumebinding.PLUGIN, volumezone.PLUGIN,
-                  podtopologyspread.PLUGIN, interpodaffinity.PLUGIN]
+                  podtopologyspread.PLUGIN, interpodaffinity.PLUGIN, dynamicresources.PLUGIN]
     return _CROSS
 
 

@@ -41,7 +41,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
     if k is None:
         raise UserError(f"unknown kind {kind!r}: want podgroup, compositepodgroup or pod")
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
-    state = build_state(snap)
+    state = build_state(snap, gates.dra_preemption)
     nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
     sched = Scheduler(state, nominated)
     warnings = list(snap.warnings)
@@ -76,6 +76,8 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
             tas=gates.topology_aware_workload_scheduling, max_cycles=max_cycles, profile=gates.profile,
         )
     res.warnings = warnings + res.warnings
+    if state.dra is not None:
+        res.warnings.extend(state.dra.warnings)  # DRA claims or selectors we could not model
     return res
 
 

@@ -43,6 +43,7 @@ class Gates:
             f"CompositePodGroup={str(self.composite_pod_group).lower()},"
             f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()},"
             f"TopologyAwareWorkloadScheduling={str(self.topology_aware_workload_scheduling).lower()}"
+            + (",DRAPreemption=true" if self.dra_preemption else "")
         )
 
 

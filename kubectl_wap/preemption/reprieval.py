@@ -21,8 +21,10 @@ The loop over all units is `reprieve_in_order`; one unit is `reprieve`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..framework.filtering import CycleData, cross_node_filter
+from ..framework.plugins.dynamicresources import reaches_other_nodes
 from ..framework.plugins.selectors import affinity_label_keys, selector_keys, term_label_keys
 from ..framework.podgroup import Assignment
 from ..framework.schedule_one import Scheduler
@@ -162,7 +164,7 @@ def _replay(sched: Scheduler, assignments: list[Assignment]) -> ReprieveOutcome:
         st.rollback(cp)
 
 
-def preemptor_has_cross_node_terms(valid: list[Assignment]) -> bool:
+def preemptor_has_cross_node_terms(valid: list[Assignment], dra_state: Any = None) -> bool:
     """Whether any placed preemptor pod carries terms whose cross-node Filter verdict depends on
     other pods: required pod (anti-)affinity, or DoNotSchedule topology spread."""
     for a in valid:
@@ -170,6 +172,10 @@ def preemptor_has_cross_node_terms(valid: list[Assignment]) -> bool:
         if aff is not None and (aff.pod_affinity_required or aff.pod_anti_affinity_required):
             return True
         if any(c.when_unsatisfiable == "DoNotSchedule" for c in a.pod.topology_spread):
+            return True
+        if a.pod.resource_claims and a.cycle.plugins and dra_state is not None and reaches_other_nodes(a.pod, a.cycle, dra_state):
+            # DynamicResources with devices reachable from several nodes (allNodes or nodeSelector
+            # slices): a victim anywhere may hold one, so no unit is spared without a full replay.
             return True
     return False
 
@@ -198,7 +204,7 @@ def reprieve_in_order(
         # verdicts follow neither the node-local nor the cross-node split below.
         fast = False
     by_node = index_by_node(valid)
-    preemptor_cross = preemptor_has_cross_node_terms(valid)
+    preemptor_cross = preemptor_has_cross_node_terms(valid, sched.state)
     groups = signature_groups(valid, signature_label_keys(order, valid)) if fast else None
     touched = set(by_node)
     trivial = fast and not preemptor_cross
@@ -237,7 +243,9 @@ def reprieve(
     changed, unaffected = _add_back(sched, unit, valid, node_of, cross, groups)
     if not cross:
         out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])
-    elif fast:
+    elif fast and not any(a.pod.resource_claims and a.cycle.plugins for a in valid):
+        # Not with DRA: the DynamicResources verdict depends on the devices the assignments
+        # before it were allocated (their assumes), which the two-phase check leaves out.
         out = _two_phase(sched, unit, valid, node_of, by_node, changed)
     else:
         out = _replay(sched, valid)

@@ -92,7 +92,7 @@ def preempt_for_group(
     steps = res.steps
     steps.append(f"Preemptor {root.kind} {root.key}: priority {prio} from {pre.priority_source}; preemptionPolicy {policy} ({policy_src}).")
     steps.append(f"{len(pending)} pod(s) to place, {len(running)} member pod(s) already running.")
-    for w in _unmodeled_warnings(root, pending, index, tas):
+    for w in _unmodeled_warnings(root, pending, index, tas, dra_modelled=sched.state.dra is not None):
         res.warnings.append(w)
     res.warnings.extend(volume_warnings(state.volumes, pending))
 
@@ -372,10 +372,13 @@ def _placement_steps(res) -> list[str]:
             for key, dom in res.chosen_placements.items()]
 
 
-def _unmodeled_warnings(root: Group, pods: list[Pod], index: GroupIndex | None = None, tas: bool = True) -> list[str]:
+def _unmodeled_warnings(root: Group, pods: list[Pod], index: GroupIndex | None = None, tas: bool = True,
+                        dra_modelled: bool = False) -> list[str]:
     out = []
-    if any(p.uses_resource_claims for p in pods) or getattr(root, "uses_resource_claims", False):
-        out.append("preemptor uses DRA resource claims: dynamic resource allocation is not modeled")
+    if getattr(root, "uses_resource_claims", False):
+        out.append("the PodGroup has resourceClaims (DRAWorkloadResourceClaims): PodGroup-level claims are not modeled")
+    elif any(p.uses_resource_claims for p in pods) and not dra_modelled:
+        out.append("preemptor pods use DRA resource claims, but the input has no DRA objects: dynamic resource allocation is not modeled")
     if not tas:
         keys = sorted({k for g in _tree(index, root) for k in g.topology_keys})
         if keys:

@@ -52,6 +52,8 @@ def _victims(res: Result) -> list[dict[str, Any]]:
                     "pdbs": v.pdbs,
                     "reason": v.reason,
                     "extendedResources": extended_resources(p),
+                    # spec.resourceClaims names (DRA, issue 15): devices the eviction frees
+                    "resourceClaims": [c.name for c in p.resource_claims],
                 }
             )
     return out

@@ -34,10 +34,13 @@ def headline(doc: dict) -> list[tuple[str, str]]:
         ("By priority class", _counts(by_class)),
         ("PDBs violated", (", ".join(f"{k} ({n} pod(s))" for k, n in sorted(pdbs.items())) if pdbs else "none")),
     ]
+    dra_pods = sum(1 for v in victims if v.get("resourceClaims"))
     if ext_pods:
         out.append(("Extended resources", f"{ext_pods} evicted pod(s) hold {', '.join(f'{k} {n:g}' for k, n in sorted(ext.items()))}"))
-    else:
+    elif not dra_pods:
         out.append(("Extended resources", "no evicted pod holds a GPU or other extended resource"))
+    if dra_pods:
+        out.append(("DRA claims", f"{dra_pods} evicted pod(s) hold DRA resource claims (their devices are freed)"))
     return out
 
 

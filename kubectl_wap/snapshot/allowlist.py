@@ -41,9 +41,10 @@ PREEMPTION_POLICY = frozenset({"PreemptLowerPriority", "Never"})
 LABEL_OPS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 API_VERSIONS = frozenset({"v1", "policy/v1", "scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3",
-                          "storage.k8s.io/v1"})
+                          "storage.k8s.io/v1", "resource.k8s.io/v1"})
 KINDS = frozenset({"Pod", "Node", "Namespace", "PriorityClass", "PodDisruptionBudget", "PodGroup", "CompositePodGroup",
-                   "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"})
+                   "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+                   "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
 
 RES = M("resname", "qty")
 LABELS = M("lkey", "lval")
@@ -108,6 +109,7 @@ POD = {
         "conditions": L({"type": frozenset({"DisruptionTarget"}), "status": frozenset({"True", "False", "Unknown"}),
                          "reason": frozenset({"PreemptionByScheduler"})}),
         "containerStatuses": L(CONTAINER_STATUS), "initContainerStatuses": L(CONTAINER_STATUS),
+        "resourceClaimStatuses": L({"name": "id", "resourceClaimName": "id"}),
     },
 }
 NODE = {
@@ -143,6 +145,39 @@ PRIORITY_CLASS = {**HEAD, "metadata": dict(META, name="pc"), "value": "int", "gl
 NAMESPACE = {**HEAD, "metadata": META, "status": {"phase": frozenset({"Active", "Terminating"})}}
 OTHER = {**HEAD, "metadata": META}
 
+# DRA (resource.k8s.io/v1, issue 15). Driver names, attribute and capacity names are kept like
+# resource names; pools (usually node names), devices, classes and claims are hashed through the one
+# mapping, so allocation results still name the devices of the slices. String attribute values and
+# the string literals of CEL expressions are hashed through that mapping too, so `==`, `!=` and `in`
+# still match; map keys in CEL (device.attributes["driver"]) and attribute names are kept.
+_NODE_SELECTOR = {"nodeSelectorTerms": L(NODE_TERM)}
+_CEL = L({"cel": {"expression": "cel"}})
+_COUNTERS = M("resname", {"value": "qty"})
+DEVICE_CLASS = {**HEAD, "metadata": META, "spec": {"selectors": _CEL, "extendedResourceName": "domain"}}
+_DEVICE = {
+    "name": "id", "nodeName": "id", "allNodes": "bool", "nodeSelector": _NODE_SELECTOR,
+    "attributes": M("resname", {"int": "int", "bool": "bool", "string": "attr", "version": "qty"}),
+    "capacity": M("resname", {"value": "qty"}), "allowMultipleAllocations": "bool",
+    "consumesCounters": L({"counterSet": "id", "counters": _COUNTERS}),
+}
+RESOURCE_SLICE = {**HEAD, "metadata": META, "spec": {
+    "driver": "domain", "pool": {"name": "id", "generation": "int", "resourceSliceCount": "int"}, "nodeName": "id",
+    "allNodes": "bool", "nodeSelector": _NODE_SELECTOR, "devices": L(_DEVICE),
+    "sharedCounters": L({"name": "id", "counters": _COUNTERS}),
+}}
+_EXACTLY = {"deviceClassName": "id", "selectors": _CEL, "allocationMode": frozenset({"ExactCount", "All"}), "count": "int",
+            "adminAccess": "bool", "capacity": {"requests": RES}, "tolerations": L(TOLERATION)}
+CLAIM_SPEC = {"devices": {
+    "requests": L({"name": "id", "exactly": _EXACTLY, "firstAvailable": L(dict(_EXACTLY, name="id"))}),
+    "constraints": L({"requests": L("id"), "matchAttribute": "domain"}),
+}}
+RESOURCE_CLAIM = {**HEAD, "metadata": META, "spec": CLAIM_SPEC, "status": {
+    "allocation": {"devices": {"results": L({"request": "id", "driver": "domain", "pool": "id", "device": "id",
+                                             "consumedCapacity": RES, "shareID": "id"})},
+                   "nodeSelector": _NODE_SELECTOR},
+    "reservedFor": L({"apiGroup": "domain", "resource": frozenset({"pods", "podgroups"}), "name": "id", "uid": "id"}),
+}}
+RESOURCE_CLAIM_TEMPLATE = {**HEAD, "metadata": META, "spec": {"spec": CLAIM_SPEC}}
 # Storage (issue 15): what convert_storage.py reads. Claim, volume, class and driver names are
 # identifiers (hashed alike everywhere, so references still match); a PV's zone labels are labels.
 ACCESS_MODES = L(frozenset({"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}))
@@ -169,6 +204,8 @@ CSI_NODE = {**HEAD, "metadata": META, "spec": {"drivers": L({"name": "id", "allo
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PodGroup": POD_GROUP, "CompositePodGroup": COMPOSITE_POD_GROUP,
     "PodDisruptionBudget": PDB, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
+    "DeviceClass": DEVICE_CLASS, "ResourceSlice": RESOURCE_SLICE, "ResourceClaim": RESOURCE_CLAIM,
+    "ResourceClaimTemplate": RESOURCE_CLAIM_TEMPLATE,
     "PersistentVolumeClaim": PVC, "PersistentVolume": PV, "StorageClass": STORAGE_CLASS, "CSINode": CSI_NODE,
 }
 
@@ -260,6 +297,16 @@ _QTY = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+|[kMGTPE]i?|[munk])?$")
 _TIME = re.compile(r"^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$")
 _INTSTR = re.compile(r"^\d{1,10}%?$")
 _NUMBER = (int, float)
+_DOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+(/[-A-Za-z0-9_.]+)?$")
+_VERSION = re.compile(r"^v?\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$")
+# A double-quoted CEL string literal (group 2), or a map subscript ["key"] (group 1, kept whole).
+_CEL_STRING = re.compile(r'(\[\s*"(?:[^"\\]|\\.)*"\s*\])|"((?:[^"\\]|\\.)*)"')
+
+
+def _domain_or_hash(v: str, hash_id: Callable[[str], str]) -> str:
+    """Kept: DNS-domain shaped strings (driver names), quantities and versions (the arguments of
+    CEL's quantity() and semver(), identifying nothing); everything else hashed."""
+    return v if _DOMAIN.match(v) or _QTY.match(v) or _VERSION.match(v) else hash_id(v)
 
 
 def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any], Any], lval: Callable[[Any], Any],
@@ -296,6 +343,13 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
         return v if isinstance(v, str) and _INTSTR.match(v) else DROP
     if kind == "bool":
         return v if isinstance(v, bool) else DROP
+    if kind in ("domain", "attr"):
+        # A DRA driver / API group / qualified name is kept when it has that shape; a device's
+        # string attribute too (selectors compare it with driver names), else hashed, exactly as
+        # the string literals of CEL expressions are.
+        return _domain_or_hash(v, hash_id) if isinstance(v, str) else DROP
+    if kind == "cel":  # a CEL expression: its string literals as "attr", map keys (["driver"]) and names kept
+        return _CEL_STRING.sub(lambda m: m.group(0) if m.group(1) else f'"{_domain_or_hash(m.group(2), hash_id)}"', v) if isinstance(v, str) else DROP
     if kind == "time":
         if isinstance(v, int) and not isinstance(v, bool):
             return v

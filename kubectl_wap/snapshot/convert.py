@@ -452,7 +452,7 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
         tuple([_str(_d(c).get("image")) for c in _l(spec.get("containers"))]),
         bool(volumes) and any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
         _pod_volumes(volumes) if volumes else (),
-        bool(_l(spec.get("resourceClaims"))),
+        pod_claim_refs(spec.get("resourceClaims"), what) if spec.get("resourceClaims") else (),
         tuple([_str(_d(g).get("name")) for g in gates]) if gates else (),
     )
     return first, last
@@ -499,8 +499,9 @@ def pod_from(obj: dict) -> Pod:
         disruption = _conditions_disruption_target(status) if "conditions" in status else False
         nominated = status.get("nominatedNodeName")
         nominated = _intern(_str(nominated)) if nominated else ""
+        claim_statuses = pod_claim_statuses(status["resourceClaimStatuses"]) if "resourceClaimStatuses" in status else ()
     else:
-        phase, started, disruption, nominated = "Pending", None, False, ""
+        phase, started, disruption, nominated, claim_statuses = "Pending", None, False, "", ()
     deleted = md.get("deletionTimestamp")
     # Positional, in Pod's field order (new_pod_from_runs skips the frozen __init__'s per-field setattr).
     return new_pod_from_runs(
@@ -517,6 +518,7 @@ def pod_from(obj: dict) -> Pod:
         disruption,
         nominated,
         f[1],
+        claim_statuses,
     )
 
 
@@ -603,6 +605,7 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
         False,
         "",
         f[1],
+        (),
     )
 
 
@@ -764,6 +767,10 @@ def _check_unique_uids(snap: Snapshot, source: str) -> None:
             )
 
 
+def _target(snap: Snapshot, kind: str, attr: str) -> list:
+    return getattr(dra_objects(snap), attr) if kind in DRA_CONVERTERS else getattr(snap, attr)
+
+
 def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
     """Convert raw objects to a Snapshot, then apply priority admission and reference checks."""
     snap = Snapshot(header=header or SnapshotHeader())
@@ -783,9 +790,9 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 continue
         elif not isinstance(obj, dict):
             raise ObjectError(f"{source}item {idx}: expected an object, got {type(obj).__name__}")
-        elif isinstance(obj.get("kind"), str) and obj["kind"] in _CONVERTERS:
+        elif isinstance(obj.get("kind"), str) and (obj["kind"] in _CONVERTERS or obj["kind"] in DRA_CONVERTERS):
             kind = obj["kind"]
-            attr, conv = _CONVERTERS[kind]
+            attr, conv = _CONVERTERS[kind] if kind in _CONVERTERS else DRA_CONVERTERS[kind]
             try:
                 m = conv(obj)
             except _Nameless as e:
@@ -801,12 +808,12 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
             raise ObjectError(f"{source}item {idx}: missing 'kind'")
         if key in seen:
             # Last one wins, as a re-applied manifest would; say so.
-            lst = getattr(snap, attr)
+            lst = _target(snap, kind, attr)
             lst[seen[key]] = m
             snap.duplicates.add(key)
             dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
             continue
-        lst = getattr(snap, attr)
+        lst = _target(snap, kind, attr)
         seen[key] = len(lst)
         lst.append(m)
     # A dump concatenated twice would print one line per object: a few examples carry the point.
@@ -816,9 +823,17 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
     if unknown:
         snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")
+    if snap.dra is None and any(r in snap.header.listed for r in DRA_LISTED):
+        dra_objects(snap)  # captured, and there were none: DRA is modelled (nothing allocatable)
     _check_unique_uids(snap, source)
     admit(snap)
     from .references import check_references
 
     check_references(snap)
     return snap
+
+
+# DRA (issue 15) lives in its own module, which reads this one's helpers: imported last.
+from .dra import CONVERTERS as DRA_CONVERTERS  # noqa: E402
+from .dra import LISTED as DRA_LISTED  # noqa: E402
+from .dra import dra_objects, pod_claim_refs, pod_claim_statuses  # noqa: E402

@@ -505,6 +505,26 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
 
 DEMO_PATH = Path(__file__).resolve().parent.parent / "data" / "demo-snapshot.json"
 DEMO_MISSING = "the bundled demo snapshot is missing from this installation"
+# Further bundled clusters, named on --snapshot with a leading "@" (no file name starts with it in
+# practice; ./@x still reads a file): @demo-dra is the Dynamic Resource Allocation demo (issue 15,
+# tools/make_demo_dra.py).
+BUNDLED = {"@demo-dra": DEMO_PATH.parent / "demo-dra-snapshot.json"}
+
+
+def snapshot_path(name: str) -> Path:
+    """The file --snapshot NAME reads: a bundled cluster for "@name", else the path itself."""
+    if not name.startswith("@"):
+        return Path(name)
+    p = BUNDLED.get(name)
+    if p is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(BUNDLED), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else f" (bundled: {', '.join(sorted(BUNDLED))})"
+        raise UserError(f"no bundled snapshot {name}{hint}")
+    if not p.exists():
+        raise UserError(f"the bundled snapshot {name} is missing from this installation")
+    return p
 
 
 def load_demo() -> Snapshot:

@@ -111,6 +111,7 @@ class _PodStatus(msgspec.Struct, **_Opt):
     conditions: Union[list[_Condition], None] = None
     containerStatuses: Union[list[_ContainerStatus], None] = None
     initContainerStatuses: Union[list[_ContainerStatus], None] = None
+    resourceClaimStatuses: Any = None  # DRA: the ResourceClaim generated for each template claim
 
 
 class _Pod(msgspec.Struct, tag="Pod", tag_field="kind", **_Opt):

@@ -82,6 +82,24 @@ RESOURCES: tuple[ResourceSpec, ...] = (
         "CompositePodGroup", True, False,
         "CompositePodGroups are unknown, so groups of PodGroups are neither scheduled nor preempted together",
     ),
+    # Dynamic Resource Allocation (issue 15): what the DynamicResources filter reads.
+    ResourceSpec(
+        "deviceclasses.resource.k8s.io", "resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False, False,
+        "DeviceClasses are unknown, so pods with DRA resource claims cannot be allocated devices",
+    ),
+    ResourceSpec(
+        "resourceslices.resource.k8s.io", "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, False,
+        "ResourceSlices are unknown, so no DRA devices are available to pods with resource claims",
+    ),
+    ResourceSpec(
+        "resourceclaims.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, False,
+        "ResourceClaims are unknown, so devices allocated to running pods look free",
+    ),
+    ResourceSpec(
+        "resourceclaimtemplates.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaimtemplates",
+        "ResourceClaimTemplate", True, False,
+        "ResourceClaimTemplates are unknown, so pending pods whose claims come from a template cannot be allocated devices",
+    ),
 )
 
 

@@ -18,9 +18,13 @@ mismatchLabelKeys, namespaces), nodeSelector, node-affinity values (matchFields 
 map through the same node-name hash), taint and toleration keys/values, priority class names
 (``system-*`` kept), PodGroup/CompositePodGroup names and references (podGroupName,
 parentCompositePodGroupName, workloadRef), PDB selectors and disruptedPods, container names and
-images, volume claim names, resource claim names, scheduling gates, non-default scheduler names.
+images, volume claim names, resource claim names, scheduling gates, non-default scheduler names;
+DRA pools, devices, device classes, claims and templates, string device attributes and the string
+literals of CEL selectors (both kept when they are DNS-domain shaped, like the driver names they are
+compared with, or quantities / versions, the arguments of quantity() and semver()).
 
-Kept: kinds, API versions, resource names (``nvidia.com/gpu``) and quantities, priorities,
+Kept: kinds, API versions, resource names (``nvidia.com/gpu``) and quantities, DRA driver, attribute and
+capacity names, priorities,
 timestamps, operators, effects, phases, condition types/status/reason, port numbers, and label
 values / requirement values that are plain integers (node-affinity ``Gt``/``Lt`` compare them as
 numbers). With a random per-run key (the default) the hashes cannot be reversed by guessing names;

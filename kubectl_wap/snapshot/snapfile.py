@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .files import DEMO_MISSING, DEMO_PATH, load_items, stream_file
+from .files import DEMO_MISSING, DEMO_PATH, load_items, snapshot_path, stream_file
 from .strip import strip_object
 
 
 def saved_items(path: str | None, demo: bool) -> tuple[dict[str, Any], list[dict]]:
     if path and demo:
         raise UserError("use either --snapshot or --demo, not both")
-    p = DEMO_PATH if demo else Path(path or "")
+    p = DEMO_PATH if demo else snapshot_path(path or "")
     if demo and not p.exists():
         raise UserError(DEMO_MISSING)
     streamed = stream_file(p)

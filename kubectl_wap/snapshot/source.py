@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
-from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, stream_file
+from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, stream_file
 
 
 
@@ -32,7 +32,7 @@ def raw_source(
             raise UserError(DEMO_MISSING)
         return _file_items(DEMO_PATH)
     if snapshot:
-        return _file_items(Path(snapshot))
+        return _file_items(snapshot_path(snapshot))
     from .live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.

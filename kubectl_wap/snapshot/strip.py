@@ -49,7 +49,7 @@ _POD_SPEC_KEYS = (
     "schedulingGates",
     "hostNetwork",
 )
-_POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName")
+_POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName", "resourceClaimStatuses")
 # lastTransitionTime: when the pod was preempted (why-preempted, issue 17). The message is kept only
 # for kube-scheduler's own reason, whose text is fixed ("<scheduler>: preempting to accommodate a
 # higher priority <pod|podgroup|compositepodgroup>", executor.go PreemptPod).
@@ -62,6 +62,10 @@ def _pick(src: Any, keys: tuple[str, ...]) -> Obj:
     if not isinstance(src, dict):
         return {}
     return {k: src[k] for k in keys if k in src and src[k] is not None}
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else []
 
 
 def _labels(labels: Any) -> Any:
@@ -188,6 +192,8 @@ def _pod(obj: Obj) -> Obj:
     out["spec"] = s
     status = obj.get("status") or {}
     st = _pick(status, _POD_STATUS_KEYS)
+    if "resourceClaimStatuses" in st:  # the generated claim of each template claim (DRA)
+        st["resourceClaimStatuses"] = [_pick(c, ("name", "resourceClaimName")) for c in _as_list(st["resourceClaimStatuses"])]
     if isinstance(status.get("conditions"), list):
         # Only DisruptionTarget matters (a pod being preempted); Ready & co. are per-pod noise.
         kept = [_pick(c, _CONDITION_KEYS + (("message",) if c.get("reason") == "PreemptionByScheduler" else ()))
@@ -287,6 +293,11 @@ _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
     "PriorityClass": _priority_class,
     "PodDisruptionBudget": _by_schema,
     "Namespace": _namespace,
+    # DRA (issue 15): reduced to allowlist.py's schema like PodGroups
+    "DeviceClass": _by_schema,
+    "ResourceSlice": _by_schema,
+    "ResourceClaim": _by_schema,
+    "ResourceClaimTemplate": _by_schema,
 }
 
 

@@ -76,7 +76,8 @@ def build(quiet: bool = False) -> Path:
 _KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "compositepodgroup": "CompositePodGroup", "cpg": "CompositePodGroup",
           "pod": "Pod", "po": "Pod"}
 _SENT = {"Node", "Pod", "PodGroup", "CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "Namespace",
-         "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+         "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+         "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
 
 
 def _meta(o: dict) -> dict:

@@ -15,6 +15,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -158,6 +159,10 @@ type created struct {
 	hasPodGroups  bool
 	// storage (cluster-scoped ones by name; PVCs go with their namespace)
 	pvs, storageClasses, csiNodes []string
+	// DRA (cluster-scoped ones by name; claims and templates go with their namespace)
+	deviceClasses, resourceSlices []string
+	hasClaims                     bool
+	podUIDs                       map[string]types.UID // ns/name -> UID the apiserver gave the pod
 	hasComposite                  bool
 	preemptorPods                 []PodRef
 	runningAtStart                map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
@@ -253,6 +258,7 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	var pvs []*v1.PersistentVolume
 	var scs []*storagev1.StorageClass
 	var csiNodes []*storagev1.CSINode
+	var dra draObjects
 	for i, raw := range c.Objects {
 		var tm typeMeta
 		if err := json.Unmarshal(raw, &tm); err != nil {
@@ -304,6 +310,22 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			o := &storagev1.CSINode{}
 			err = decodeInto(raw, o)
 			csiNodes = append(csiNodes, o)
+		case "DeviceClass":
+			o := &resourcev1.DeviceClass{}
+			err = decodeInto(raw, o)
+			dra.classes = append(dra.classes, o)
+		case "ResourceSlice":
+			o := &resourcev1.ResourceSlice{}
+			err = decodeInto(raw, o)
+			dra.slices = append(dra.slices, o)
+		case "ResourceClaim":
+			o := &resourcev1.ResourceClaim{}
+			err = decodeInto(raw, o)
+			dra.claims = append(dra.claims, o)
+		case "ResourceClaimTemplate":
+			o := &resourcev1.ResourceClaimTemplate{}
+			err = decodeInto(raw, o)
+			dra.templates = append(dra.templates, o)
 		case "Namespace":
 			o := &v1.Namespace{}
 			err = decodeInto(raw, o)
@@ -384,12 +406,18 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	if err := s.createStorage(ctx, cr, scs, csiNodes, pvs, pvcs); err != nil {
 		return err
 	}
+	if err := s.createDRA(ctx, cr, &dra); err != nil {
+		return err
+	}
 	for _, p := range running {
 		if err := s.ensureNamespace(ctx, cr, p.Namespace); err != nil {
 			return err
 		}
 	}
 	if err := s.createParallel(ctx, cr, running); err != nil {
+		return err
+	}
+	if err := s.writeClaimStatuses(ctx, cr, &dra); err != nil {
 		return err
 	}
 	for _, p := range pending {
@@ -458,6 +486,107 @@ func (s *server) createStorage(ctx context.Context, cr *created, scs []*storagev
 	return nil
 }
 
+type draObjects struct {
+	classes   []*resourcev1.DeviceClass
+	slices    []*resourcev1.ResourceSlice
+	claims    []*resourcev1.ResourceClaim
+	templates []*resourcev1.ResourceClaimTemplate
+	status    map[string]resourcev1.ResourceClaimStatus // ns/name -> status as given, written after the pods
+}
+
+// createDRA creates DeviceClasses, ResourceSlices, ResourceClaimTemplates and ResourceClaims
+// (spec only: a claim's allocation and reservedFor are written once the pods exist, with the UIDs
+// the apiserver gave them; no resourceclaim controller runs).
+func (s *server) createDRA(ctx context.Context, cr *created, d *draObjects) error {
+	for _, o := range d.classes {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.ResourceV1().DeviceClasses().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("DeviceClass %s: %w", o.Name, err)
+		}
+		cr.deviceClasses = append(cr.deviceClasses, o.Name)
+	}
+	for _, o := range d.slices {
+		clean(&o.ObjectMeta)
+		if _, err := s.cs.ResourceV1().ResourceSlices().Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("ResourceSlice %s: %w", o.Name, err)
+		}
+		cr.resourceSlices = append(cr.resourceSlices, o.Name)
+	}
+	for _, o := range d.templates {
+		clean(&o.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, o.Namespace); err != nil {
+			return err
+		}
+		if _, err := s.cs.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("ResourceClaimTemplate %s/%s: %w", o.Namespace, o.Name, err)
+		}
+		cr.hasClaims = true
+	}
+	d.status = map[string]resourcev1.ResourceClaimStatus{}
+	for _, o := range d.claims {
+		clean(&o.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, o.Namespace); err != nil {
+			return err
+		}
+		if o.Status.Allocation != nil || len(o.Status.ReservedFor) > 0 {
+			d.status[key(o.Namespace, o.Name)] = o.Status
+		}
+		o.Status = resourcev1.ResourceClaimStatus{}
+		if _, err := s.cs.ResourceV1().ResourceClaims(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("ResourceClaim %s/%s: %w", o.Namespace, o.Name, err)
+		}
+		cr.hasClaims = true
+	}
+	return nil
+}
+
+// writeClaimStatuses writes each allocated claim's status, its reservedFor pointing at the pods
+// by the UIDs they now have.
+func (s *server) writeClaimStatuses(ctx context.Context, cr *created, d *draObjects) error {
+	for k, st := range d.status {
+		ns, name, _ := strings.Cut(k, "/")
+		c, err := s.cs.ResourceV1().ResourceClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("ResourceClaim %s: %w", k, err)
+		}
+		for i, r := range st.ReservedFor {
+			if r.Resource == "pods" {
+				if uid, ok := cr.podUIDs[key(ns, r.Name)]; ok {
+					st.ReservedFor[i].UID = uid
+				}
+			}
+		}
+		c.Status = st
+		if _, err := s.cs.ResourceV1().ResourceClaims(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("ResourceClaim %s status: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// deleteClaims deletes a namespace's claims and templates; the scheduler puts a delete-protection
+// finalizer on claims it allocates, which no controller here would remove.
+func (s *server) deleteClaims(ctx context.Context, ns string) error {
+	zero := metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}
+	l, err := s.cs.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range l.Items {
+		c := &l.Items[i]
+		if len(c.Finalizers) > 0 {
+			c.Finalizers = nil
+			if _, err := s.cs.ResourceV1().ResourceClaims(ns).Update(ctx, c, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	if err := s.cs.ResourceV1().ResourceClaims(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	return s.cs.ResourceV1().ResourceClaimTemplates(ns).DeleteCollection(ctx, zero, metav1.ListOptions{})
+}
+
 // createWorkers is how many pods are created at once.
 const createWorkers = 16
 
@@ -522,6 +651,12 @@ func (s *server) createPod(ctx context.Context, cr *created, p *v1.Pod) error {
 	if err != nil {
 		return fmt.Errorf("Pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
+	cr.mu.Lock()
+	if cr.podUIDs == nil {
+		cr.podUIDs = map[string]types.UID{}
+	}
+	cr.podUIDs[key(p.Namespace, p.Name)] = o.UID
+	cr.mu.Unlock()
 	if st.Phase == "" {
 		if p.Spec.NodeName != "" {
 			st.Phase = v1.PodRunning
@@ -868,6 +1003,21 @@ func (s *server) cleanup(cr *created) error {
 			return err
 		}
 		if err := s.cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		if cr.hasClaims {
+			if err := s.deleteClaims(ctx, ns); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range cr.resourceSlices {
+		if err := s.cs.ResourceV1().ResourceSlices().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, n := range cr.deviceClasses {
+		if err := s.cs.ResourceV1().DeviceClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}

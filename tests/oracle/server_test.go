@@ -918,15 +918,17 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 	if c.Target.Kind == "Pod" {
 		res.NominatedNode = res.Nominated[key(c.Target.Namespace, c.Target.Name)]
 	}
+	preempted := nominatedAfterFailure(cr, now, failedOnce)
 	switch {
 	case len(res.Victims) > 0:
 		res.Outcome = "Preempt"
-	case nominatedAfterFailure(cr, now, failedOnce) && !cr.nominatedAtStart:
+	case preempted && !cr.nominatedAtStart:
 		// PodGroupPostFilter / PostFilter succeeded without a victim the API shows (none needed:
 		// reprieval put every candidate back, or the only ones are already terminating) and
 		// nominated the pods.
 		res.Outcome = "Preempt"
-	case allBound && len(res.Nominated) == 0:
+	case allBound && (len(res.Nominated) == 0 || !preempted):
+		// every pod bound; nominations, if any, were written while binding (no failed cycle)
 		res.Outcome = "NoPreemptionNeeded"
 	default:
 		res.Outcome = classify(messages)

@@ -83,7 +83,8 @@ def test_caveats_state_python_and_exact_rbac(doc):
         "poddisruptionbudgets.policy", "podgroups.scheduling.k8s.io",
         "compositepodgroups.scheduling.k8s.io",
         "persistentvolumeclaims", "persistentvolumes", "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io",
-        "events",
+        "deviceclasses.resource.k8s.io", "resourceslices.resource.k8s.io", "resourceclaims.resource.k8s.io",
+        "resourceclaimtemplates.resource.k8s.io", "events",
     }
     assert "never writes" in flat
 

@@ -234,8 +234,10 @@ def test_snapshot_contents(snapshot_file: Path) -> None:
     assert set(header["listed"]) == {
         "nodes", "pods", "namespaces", "priorityclasses.scheduling.k8s.io", "poddisruptionbudgets.policy",
         "podgroups.scheduling.k8s.io", "compositepodgroups.scheduling.k8s.io",
-        # the storage kinds (issue 15): all served by 1.20, none created here
+        # the storage and DRA kinds (issue 15): all served by v1.37.2, none created here
         "persistentvolumeclaims", "persistentvolumes", "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io",
+        "deviceclasses.resource.k8s.io", "resourceslices.resource.k8s.io", "resourceclaims.resource.k8s.io",
+        "resourceclaimtemplates.resource.k8s.io",
     }
     counts = header["counts"]
     assert counts["nodes"] == 4 and counts["pods"] == 8  # 6 running + 2 pending

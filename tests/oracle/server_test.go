@@ -1013,39 +1013,23 @@ func (s *server) cleanup(cr *created) error {
 			}
 		}
 	}
-	for _, n := range cr.resourceSlices {
-		if err := s.cs.ResourceV1().ResourceSlices().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.deviceClasses {
-		if err := s.cs.ResourceV1().DeviceClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.pvs {
-		if err := s.cs.CoreV1().PersistentVolumes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.storageClasses {
-		if err := s.cs.StorageV1().StorageClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.csiNodes {
-		if err := s.cs.StorageV1().CSINodes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.nodes {
-		if err := s.cs.CoreV1().Nodes().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	for _, n := range cr.priorityClass {
-		if err := s.cs.SchedulingV1().PriorityClasses().Delete(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
-			return err
+	// Cluster-scoped objects the case created, by name (already gone is fine).
+	for _, kind := range []struct {
+		names []string
+		del   func(context.Context, string, metav1.DeleteOptions) error
+	}{
+		{cr.resourceSlices, s.cs.ResourceV1().ResourceSlices().Delete},
+		{cr.deviceClasses, s.cs.ResourceV1().DeviceClasses().Delete},
+		{cr.pvs, s.cs.CoreV1().PersistentVolumes().Delete},
+		{cr.storageClasses, s.cs.StorageV1().StorageClasses().Delete},
+		{cr.csiNodes, s.cs.StorageV1().CSINodes().Delete},
+		{cr.nodes, s.cs.CoreV1().Nodes().Delete},
+		{cr.priorityClass, s.cs.SchedulingV1().PriorityClasses().Delete},
+	} {
+		for _, n := range kind.names {
+			if err := kind.del(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
 		}
 	}
 	var left string

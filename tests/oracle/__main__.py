@@ -59,9 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--size", default="M", help="benchmark size (benchmarks/generate.py SIZES)")
     sc.add_argument("--gang", default="gang-256", help="the pending gang asked about (bench-gangs namespace)")
     sc.add_argument("--out", default="", help="benchmark cache directory (default: benchmarks' own)")
-    sc.add_argument("--timeout", type=float, default=1800, help="longest time the oracle may take, seconds")
+    sc.add_argument("--timeout", type=float, default=3600, help="longest time the oracle may take, seconds")
     sc.add_argument("--settle", default="2s", help="how long the cluster must stay unchanged before it is read off")
     sc.add_argument("--json", default="", help="write the numbers as JSON here")
+    sc.add_argument("--keep-starts", action="store_true",
+                    help="keep the generator's start times (many victims then tie in importance: see scale.py)")
+    sc.add_argument("--no-pin", action="store_true",
+                    help="leave the gang's pods free to land anywhere (the placement is then a random draw: see scale.py)")
     args = ap.parse_args(argv)
     if args.command == "build":
         from .driver import build

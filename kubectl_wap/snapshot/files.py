@@ -125,10 +125,10 @@ def read_text(path: Path) -> str:
     return _decode(path, _read_bytes(path))
 
 
-def _documents(path: Path, raw: bytes) -> list[Any]:
+def _documents(path: Path, raw: bytes, whole: bool = False) -> list[Any]:
     stripped = raw.lstrip()
     if stripped[:1] in (b"{", b"["):
-        found = _lean.decode_list(raw) if _lean is not None else None
+        found = _lean.decode_list(raw) if _lean is not None and not whole else None
         if found is not None:
             kind, items = found
             return [{"kind": kind, "items": list(items)}]
@@ -467,7 +467,9 @@ def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     return stream_list(path, raw)
 
 
-def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
+def load_items(path: str | os.PathLike, whole: bool = False) -> tuple[SnapshotHeader, list[Any]]:
+    """Every object of a file or directory. `whole`: every field of every object (the lean
+    decoder keeps only what the engine reads; tests/oracle sends objects to an API server)."""
     p = Path(path)
     header = SnapshotHeader(source=str(p))
     files = _files_in(p) if p.is_dir() else [p]
@@ -477,7 +479,7 @@ def load_items(path: str | os.PathLike) -> tuple[SnapshotHeader, list[Any]]:
         if not raw.strip():
             raise UserError(f"{f}: empty file (no Kubernetes objects to read)")
         before = len(items)
-        for doc in _documents(f, raw):
+        for doc in _documents(f, raw, whole):
             items.extend(_items(f, doc, header))
         if len(items) == before and not _is_snapshot(raw):
             raise UserError(f"{f}: holds no Kubernetes objects")

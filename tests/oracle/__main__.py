@@ -17,11 +17,14 @@ from .driver import DEFAULT_GATES, OracleError, case_for, contract, run
 def read_items(path: str | None, demo: bool) -> list[dict]:
     """Plain Kubernetes objects from anything our --snapshot reads (our snapshot formats expand
     back to the items that were written)."""
-    from kubectl_wap.snapshot.files import DEMO_PATH, load_items, stream_file
+    from kubectl_wap.snapshot.files import DEMO_PATH, load_items, stream_snapshot
 
     p = DEMO_PATH if demo else Path(path or "")
-    streamed = stream_file(p)
-    _, items = streamed if streamed is not None else load_items(p)
+    # Not stream_file: for a List it decodes only the fields our engine reads (snapshot/lean.py),
+    # and the API server rejects such a pod (e.g. a projected token volume without its
+    # serviceAccountName). The oracle needs every object whole.
+    streamed = stream_snapshot(p) if p.is_file() else None
+    _, items = streamed if streamed is not None else load_items(p, whole=True)
     return [dict(o) for o in items if isinstance(o, dict)]
 
 

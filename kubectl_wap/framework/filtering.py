@@ -170,6 +170,13 @@ class CycleData:
     def clone(self) -> "CycleData":
         return CycleData([(p, p.clone(d)) for p, d in self.plugins], self.prefilter_status)
 
+    @property
+    def inert(self) -> bool:
+        """No plugin's Filter/AddPod/RemovePod can do anything this cycle: each either sat out or
+        (InterPodAffinity) answered PreFilter with Skip but stays listed, because its Score still
+        runs. Adding pods to a clone of such a cycle is wasted work."""
+        return all(getattr(d, "skip", False) for _, d in self.plugins)
+
     def add_pod(self, state: ClusterState, pod: Pod, added: Pod, idx: int) -> bool:
         changed = False
         for p, d in self.plugins:

@@ -15,9 +15,10 @@ import numpy as np
 
 from ..model import Pod
 from .filtering import CycleData, StaticCache, filter_all, filter_node, pre_filter
+from .nominated import NominatedIndex
 from .scoring import select_host
 from .state import ClusterState
-from .status import Status
+from .status import OK, Status
 
 
 def fit_error_message(num_nodes: int, statuses: dict[int, Status], prefilter_msg: str = "") -> str:
@@ -63,6 +64,10 @@ class NodePreference(Protocol):
     def chose(self, pod: Pod, cycle: CycleData, node: int) -> None: ...
 
 
+# A node's status when only the mask is wanted (with_statuses=False: nobody reads it).
+_NOMINATED_FIT = Status(2, ("Insufficient resources with nominated pods",), "NodeResourcesFit")
+
+
 class Scheduler:
     """Filter/Score over one ClusterState, with the nominated pods upstream's PodNominator holds."""
 
@@ -75,57 +80,46 @@ class Scheduler:
             idx = state.node_index.get(p.nominated_node_name)
             if idx is not None and not p.scheduled:
                 self.nominated.setdefault(idx, []).append(p)
-
-    def _nominated_on(self, pod: Pod, idx: int) -> list[Pod]:
-        # addGENominatedPods: nominated pods of equal or higher priority other than the pod itself,
-        # pods of the pod's own group included (upstream's nominator still holds them while the
-        # group is scheduled); a pod already placed in this simulation counts as placed, not as
-        # nominated.
-        prio = pod.priority or 0
-        return [
-            p
-            for p in self.nominated.get(idx, ())
-            if p.uid != pod.uid and (p.priority or 0) >= prio and not self.state.has(p)
-        ]
+        # Whoever edits `nominated` (simulate's world) calls self.noms.changed().
+        self.noms = NominatedIndex(state, self.nominated)
 
     def has_nominated_for(self, pod: Pod, idx: int) -> bool:
-        return bool(self.nominated.get(idx)) and bool(self._nominated_on(pod, idx))
+        return self.noms.on_node(pod, idx) is not None
 
-    def filter_with_nominated(self, pod: Pod, cycle: CycleData, idx: int) -> Status:
+    def filter_with_nominated(self, pod: Pod, cycle: CycleData, idx: int, passes_alone: bool = False) -> Status:
         """RunFilterPluginsWithNominatedPods: when higher/equal-priority pods are nominated to the
-        node, Filter must pass both with them added and without them."""
-        noms = self._nominated_on(pod, idx)
-        if noms:
-            ports = []
-            c2 = cycle.clone() if cycle.plugins else cycle
-            # Sum the requests per template (pods of one template share their requests mapping):
-            # a gang nominated to a node is one vector times its count.
-            per: dict[int, list] = {}
-            for p in noms:
-                e = per.get(id(p.requests))
-                if e is None:
-                    per[id(p.requests)] = [p, 1]
-                else:
-                    e[1] += 1
-                if p.host_ports:
-                    ports.extend(p.host_ports)
-                if cycle.plugins:
+        node, Filter must pass both with them added and without them. `passes_alone`: the caller
+        already knows Filter passes without them (filter_all said so), skip that second run."""
+        s = self.noms.on_node(pod, idx)
+        if s is not None:
+            c2 = cycle
+            if cycle.plugins and not cycle.inert:
+                c2 = cycle.clone()
+                for p in s.pods:
                     c2.add_pod(self.state, pod, p, idx)
-            vectors = [(self.state.request_vector(p), k) for p, k in per.values()]  # may add resource columns
-            extra = np.zeros(len(self.state.resources), dtype=np.int64)
-            for (cols, amts), k in vectors:
-                extra[cols] += amts * k  # a pod names each resource once: no repeated index
-            st = filter_node(self.state, self.static, pod, c2, idx, extra, len(noms), ports)
+            st = filter_node(self.state, self.static, pod, c2, idx, s.extra, len(s.pods), s.ports)
             if not st.ok:
                 return st
+            if passes_alone:
+                return OK
         return filter_node(self.state, self.static, pod, cycle, idx)
 
     def feasible_nodes(self, pod: Pod, cycle: CycleData, with_statuses: bool = True) -> tuple[np.ndarray, dict[int, Status]]:
         mask, statuses = filter_all(self.state, self.static, pod, cycle, with_statuses)
         if self.nominated:
-            for idx in list(self.nominated):
-                if mask[idx] and self._nominated_on(pod, idx):
-                    st = self.filter_with_nominated(pod, cycle, idx)
+            if not pod.host_ports and cycle.inert:
+                # Only NodeResourcesFit can change with the nominated pods added: check every
+                # node holding nominations at once, build statuses only for those that fail.
+                for idx in self.noms.resource_failures(pod, mask).tolist():
+                    mask[idx] = False
+                    statuses[idx] = self.filter_with_nominated(pod, cycle, idx, passes_alone=True) if with_statuses else _NOMINATED_FIT
+                own = self.noms.node_of(pod.uid)
+                check = [own] if own is not None and mask[own] else []
+            else:
+                check = [idx for idx in self.nominated if mask[idx]]
+            for idx in check:
+                if self.noms.on_node(pod, idx) is not None:
+                    st = self.filter_with_nominated(pod, cycle, idx, passes_alone=True)
                     if not st.ok:
                         mask[idx] = False
                         statuses[idx] = st

@@ -128,6 +128,7 @@ class ClusterState:
         n = len(self.nodes)
         self.alloc = np.hstack([self.alloc, np.zeros((n, 1), dtype=np.int64)])
         self.requested = np.hstack([self.requested, np.zeros((n, 1), dtype=np.int64)])
+        self.version += 1  # vectors sized by the old column count are stale
 
     # ---- mutations --------------------------------------------------------------------------
     def _pairs_of(self, pod: Pod) -> list[tuple[int, int]]:

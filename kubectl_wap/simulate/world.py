@@ -88,6 +88,7 @@ class World:
 
     def _nominate_in_scheduler(self, pod: Pod, node: str) -> None:
         """The nominator's entry for the pod: moved to `node` ("" removes it)."""
+        self.sched.noms.changed()
         old = self._nominated_at.pop(pod.uid, None)
         if old is not None:
             lst = self.sched.nominated[old]

@@ -234,6 +234,37 @@ def _cluster_has_affinity_pods(state: "ClusterState") -> bool:
 
 
 _TOPO_CACHE: dict[tuple, tuple[dict, dict]] = {}
+_ANTI_CACHE: dict[tuple, dict] = {}
+
+
+def _existing_anti_counts(state: "ClusterState", pod: Pod, ns_labels: Any) -> dict:
+    """getExistingAntiAffinityCounts: (topologyKey, value) -> how many existing pods' required
+    anti-affinity terms match `pod`. The answer depends only on the pod's namespace and the labels
+    some existing term reads, and on the pods with affinity: every pod of a gang (an Indexed
+    Job's completion index aside) gets the same map, so it is cached on those. Read-only: callers
+    copy it."""
+    read = _existing_term_keys(state)
+    key = (state.token, state.affinity_version, pod.namespace, tuple(sorted(kv for kv in pod.labels.items() if kv[0] in read)))
+    hit = _ANTI_CACHE.get(key)
+    if hit is not None:
+        return hit
+    existing: dict = {}
+    nodes = state.nodes
+    for uid, idx in state.anti_affinity_pods.items():
+        other = state.node_pods[idx].get(uid)
+        if other is None:
+            continue
+        terms = _pod_info(other).req_anti
+        if not terms:
+            continue
+        labels = nodes[idx].labels
+        for t in terms:
+            if t.matches(pod, ns_labels):
+                _bump(existing, labels, t.topology_key, 1)
+    if len(_ANTI_CACHE) > 4096:
+        _ANTI_CACHE.clear()
+    _ANTI_CACHE[key] = existing
+    return existing
 _KEYS_CACHE: dict[tuple[int, int], frozenset[str]] = {}
 
 
@@ -278,19 +309,9 @@ class InterPodAffinity:
         d.ns_labels = ns_map.get(pod.namespace)
 
         # getExistingAntiAffinityCounts: existing pods' required anti-affinity terms matching `pod`.
-        existing = d.existing_anti
+        d.existing_anti = dict(_existing_anti_counts(state, pod, d.ns_labels))
         nodes = state.nodes
-        for uid, idx in state.anti_affinity_pods.items():
-            other = state.node_pods[idx].get(uid)
-            if other is None:
-                continue
-            terms = _pod_info(other).req_anti
-            if not terms:
-                continue
-            labels = nodes[idx].labels
-            for t in terms:
-                if t.matches(pod, d.ns_labels):
-                    _bump(existing, labels, t.topology_key, 1)
+        existing = d.existing_anti
 
         # getIncomingAffinityAntiAffinityCounts: existing pods matching the incoming pod's terms.
         if d.req_aff or d.req_anti:

@@ -19,7 +19,15 @@ def test_there_are_cases():
     assert CASES
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def _param(path: Path):
+    # An "open" case is a difference found and not yet explained: it must keep failing (strict
+    # xfail) until fixed, and then its "open" flag goes.
+    if json.loads(path.read_text()).get("open"):
+        return pytest.param(path, id=path.stem, marks=pytest.mark.xfail(strict=True, reason="open difference: see its 'why'"))
+    return pytest.param(path, id=path.stem)
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in CASES])
 def test_ours_matches_the_recorded_kube_scheduler_answer(path: Path):
     doc = json.loads(path.read_text())
     w = doc["whatif"]

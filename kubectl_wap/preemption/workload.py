@@ -37,6 +37,9 @@ from .victimaware import VictimAwareChoice
 PREFIX = "pod group preemption: "
 
 
+# The reason given for a member pod the group never reached (its scheduling stopped earlier).
+NOT_ATTEMPTED = "not attempted: the group failed before this pod was tried"
+
 def _members(index: GroupIndex, root: Group) -> tuple[list[Pod], list[Pod]]:
     pending: list[Pod] = []
     running: list[Pod] = []
@@ -52,7 +55,7 @@ def _unplaced(res_failures: dict, pending: list[Pod], placed: set[str]) -> list[
         if p.uid in placed:
             continue
         r = res_failures.get(p.uid)
-        out.append((p, r.message() if r is not None else "not attempted: the group failed before this pod was tried"))
+        out.append((p, r.message() if r is not None else NOT_ATTEMPTED))
     return out
 
 

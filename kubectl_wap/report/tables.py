@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import layout
+from ..preemption.workload import NOT_ATTEMPTED
 from ..quantity import format_amount
 from .headline import collateral, headline
 from .profileinfo import profile_line
@@ -97,7 +98,8 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if doc["message"] and doc["outcome"] in ("Preempt", "NoPreemptionNeeded"):
         say(console, f"Message: {doc['message']}")
     if doc["outcome"] == "Unschedulable" and doc.get("unplaced") and not wide:
-        first = doc["unplaced"][0]
+        # The pod that failed, not the first in name order (the others were never tried).
+        first = next((u for u in doc["unplaced"] if u["message"] != NOT_ATTEMPTED), doc["unplaced"][0])
         say(console, f"Why: pod {first['pod']['namespace']}/{first['pod']['name']}: {first['message']}")
     if doc["placements"]:
         per: dict[str, list[str]] = {}

@@ -74,3 +74,14 @@ def test_vectorized_nominated_check_matches_per_node(c) -> None:
                     lst.remove(p)
             sched.nominated.setdefault(0, []).append(p)
             sched.noms.changed()
+
+
+def test_placing_a_pod_with_a_resource_new_to_the_state() -> None:
+    # Found by the property above on a clean CI run: ClusterState._apply took the node's row
+    # before the pod's pairs added the new resource's column, and wrote past the old row.
+    state = ClusterState([Node("n0", labels={}, allocatable={"cpu": 2000, "pods": 10})], [])
+    p = Pod("d", "m", uid="m", requests={"cpu": 500, "example.com/gpu": 1})
+    state.add_pod(p, 0)
+    assert state.requested[0, state.res_index["example.com/gpu"]] == 1
+    state.remove_pod(p)
+    assert state.requested[0].sum() == 0

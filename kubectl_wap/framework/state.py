@@ -149,9 +149,10 @@ class ClusterState:
 
     def _apply(self, pod: Pod, idx: int, sign: int) -> None:
         # Per-element updates: cheaper than fancy indexing for the handful of resources a pod
-        # requests.
+        # requests. Pairs first: a resource no pod or node had yet adds a column (a new array).
+        pairs = self._pairs_of(pod)
         row = self.requested[idx]
-        for c, a in self._pairs_of(pod):
+        for c, a in pairs:
             row[c] += sign * a
         nz = self.nonzero[idx]
         nz[0] += sign * pod.nonzero_requests[0]

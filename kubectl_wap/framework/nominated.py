@@ -60,20 +60,23 @@ class NominatedIndex:
     def changed(self) -> None:
         self._version += 1
 
-    def node_of(self, uid: str) -> int | None:
-        """The node the pod is nominated to, if any."""
+    def _nominated_where(self) -> dict[str, int]:
+        """Nominated pod uid -> its node, rebuilt after each change."""
         if self._where_version != self._version:
             self._where = {p.uid: idx for idx, lst in self.nominated.items() for p in lst}
             self._where_version = self._version
-        return self._where.get(uid)
+        return self._where
+
+    def node_of(self, uid: str) -> int | None:
+        """The node the pod is nominated to, if any."""
+        return self._nominated_where().get(uid)
 
     def _placed(self) -> frozenset[str]:
         """The nominated pods already placed in the state (uids), recomputed per state version."""
         v = self.state.version
         if self._placed_at[0] != v:
-            self.node_of("")  # refresh _where
             where = self.state.where
-            self._placed_at = (v, frozenset(u for u in self._where if u in where))
+            self._placed_at = (v, frozenset(u for u in self._nominated_where() if u in where))
         return self._placed_at[1]
 
     def batch(self, prio: int) -> _Batch:
@@ -99,17 +102,15 @@ class NominatedIndex:
                 sums.pop(idx, None)
         cols = len(self.state.resources)  # after sum(), which may add columns
         if any(len(x.extra) != cols for x in sums.values()):
-            return self._rebuild(prio, placed)
+            # A resource column appeared: every kept sum is one column short. Start over.
+            self._batches.pop(prio, None)
+            self._version += 1
+            return self.batch(prio)
         nodes = np.fromiter(sums, dtype=np.intp, count=len(sums))
         extra = np.stack([x.extra for x in sums.values()]) if sums else np.zeros((0, cols), dtype=np.int64)
         counts = np.fromiter((len(x.pods) for x in sums.values()), dtype=np.int64, count=len(sums))
         b = self._batches[prio] = _Batch((self._version, cols), placed, nodes, sums, extra, counts)
         return b
-
-    def _rebuild(self, prio: int, placed: frozenset[str]) -> _Batch:
-        self._batches.pop(prio, None)
-        self._version += 1  # a resource column appeared: every kept sum is one column short
-        return self.batch(prio)
 
     def on_node(self, pod: Pod, idx: int) -> NominatedSum | None:
         """The nominated pods `pod` is filtered with on node idx; None when there are none."""

@@ -17,7 +17,7 @@ benchmark generator gives many units the same priority and start second (653 suc
 the real scheduler's victims there are one draw of many and no engine can be compared with it.
 With every running pod started in its own second, the victim order is total on both sides.
 
-The gang's pods are then pinned, each to one node, (`pin_gang`, off with `--no-pin`): with all
+The gang's pods are then pinned, each to one node (`pin_gang`, off with `--no-pin`): with all
 potential victims removed, hundreds of identical nodes score the same and `selectHost` takes one
 at random (v1.37.2 schedule_one.go, reservoir sampling over equal scores); the reprieval loop then
 checks the victims against that placement, so the victims follow the draw. Our engine with random
@@ -35,7 +35,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from kubectl_wap.quantity import parse_quantity
+from kubectl_wap.quantity import resource_amount
 
 from .differential import compare, ours, secondary
 from .driver import DEFAULT_GATES, case_for, oracle_version, run
@@ -82,7 +82,7 @@ def pin_gang(items: list[dict], ns: str, group: str) -> int:
         if o.get("kind") == "Node" and all(labels.get(k) == v for k, v in want.items()):
             alloc = o["status"]["allocatable"]
             c, m = kept.get(md["name"], [0, 0])
-            n = min((quantity(alloc["cpu"], milli=True) - c) // need_cpu, (quantity(alloc["memory"]) - m) // need_mem)
+            n = min((resource_amount("cpu", alloc["cpu"]) - c) // need_cpu, (resource_amount("memory", alloc["memory"]) - m) // need_mem)
             if n > 0:
                 room[md["name"]] = n
     order = sorted(room)
@@ -102,17 +102,13 @@ def pin_gang(items: list[dict], ns: str, group: str) -> int:
     return placed
 
 
-def quantity(text: str, milli: bool = False) -> int:
-    return int(parse_quantity(text) * (1000 if milli else 1))
-
-
 def requests(pod: dict) -> tuple[int, int]:
     """CPU (millicores) and memory (bytes) requested by a pod's regular containers."""
     c = m = 0
     for ct in pod["spec"].get("containers") or []:
         r = (ct.get("resources") or {}).get("requests") or {}
-        c += quantity(r.get("cpu", "0"), milli=True)
-        m += quantity(r.get("memory", "0"))
+        c += resource_amount("cpu", r.get("cpu", "0"))
+        m += resource_amount("memory", r.get("memory", "0"))
     return c, m
 
 

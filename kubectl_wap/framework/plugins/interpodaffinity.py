@@ -234,17 +234,41 @@ def _cluster_has_affinity_pods(state: "ClusterState") -> bool:
 
 
 _TOPO_CACHE: dict[tuple, tuple[dict, dict]] = {}
+_KEYS_CACHE: dict[tuple[int, int], frozenset[str]] = {}
+
+
+def _existing_term_keys(state: "ClusterState") -> frozenset[str]:
+    """Label keys read by any (anti-)affinity term of the pods with affinity in `state`."""
+    key = (state.token, state.affinity_version)
+    hit = _KEYS_CACHE.get(key)
+    if hit is None:
+        keys: set[str] = set()
+        for uid, idx in state.affinity_pods.items():
+            keys |= affinity_label_keys(state.node_pods[idx][uid].affinity)
+        if len(_KEYS_CACHE) > 1024:
+            _KEYS_CACHE.clear()
+        hit = _KEYS_CACHE[key] = frozenset(keys)
+    return hit
+
+
+def _template_key(state: "ClusterState", pod: Pod) -> tuple:
+    """What the existing pods' terms can see of `pod`: its namespace and the labels they read,
+    with the state's affinity pods. Pods of one gang share it (an Indexed Job's completion index
+    must not split one gang into a thousand cache entries)."""
+    read = _existing_term_keys(state)
+    return (state.token, state.affinity_version, pod.namespace, tuple(sorted(kv for kv in pod.labels.items() if kv[0] in read)))
+
+
 _ANTI_CACHE: dict[tuple, dict] = {}
 
 
-def _existing_anti_counts(state: "ClusterState", pod: Pod, ns_labels: Any) -> dict:
+def _existing_anti_counts(state: "ClusterState", pod: Pod, ns_labels: Mapping[str, str] | None) -> dict:
     """getExistingAntiAffinityCounts: (topologyKey, value) -> how many existing pods' required
     anti-affinity terms match `pod`. The answer depends only on the pod's namespace and the labels
     some existing term reads, and on the pods with affinity: every pod of a gang (an Indexed
     Job's completion index aside) gets the same map, so it is cached on those. Read-only: callers
     copy it."""
-    read = _existing_term_keys(state)
-    key = (state.token, state.affinity_version, pod.namespace, tuple(sorted(kv for kv in pod.labels.items() if kv[0] in read)))
+    key = _template_key(state, pod)
     hit = _ANTI_CACHE.get(key)
     if hit is not None:
         return hit
@@ -265,21 +289,6 @@ def _existing_anti_counts(state: "ClusterState", pod: Pod, ns_labels: Any) -> di
         _ANTI_CACHE.clear()
     _ANTI_CACHE[key] = existing
     return existing
-_KEYS_CACHE: dict[tuple[int, int], frozenset[str]] = {}
-
-
-def _existing_term_keys(state: "ClusterState") -> frozenset[str]:
-    """Label keys read by any (anti-)affinity term of the pods with affinity in `state`."""
-    key = (state.token, state.affinity_version)
-    hit = _KEYS_CACHE.get(key)
-    if hit is None:
-        keys: set[str] = set()
-        for uid, idx in state.affinity_pods.items():
-            keys |= affinity_label_keys(state.node_pods[idx][uid].affinity)
-        if len(_KEYS_CACHE) > 1024:
-            _KEYS_CACHE.clear()
-        hit = _KEYS_CACHE[key] = frozenset(keys)
-    return hit
 
 
 class InterPodAffinity:
@@ -311,7 +320,6 @@ class InterPodAffinity:
         # getExistingAntiAffinityCounts: existing pods' required anti-affinity terms matching `pod`.
         d.existing_anti = dict(_existing_anti_counts(state, pod, d.ns_labels))
         nodes = state.nodes
-        existing = d.existing_anti
 
         # getIncomingAffinityAntiAffinityCounts: existing pods matching the incoming pod's terms.
         if d.req_aff or d.req_anti:
@@ -330,7 +338,7 @@ class InterPodAffinity:
                             _bump(anti, labels, t.topology_key, 1)
         d.self_match = _matches_all(d.req_aff, pod)
 
-        if not existing and not d.req_aff and not d.req_anti:
+        if not d.existing_anti and not d.req_aff and not d.req_anti:
             d.skip = True  # upstream returns fwk.Skip
         return d, OK
 
@@ -460,11 +468,8 @@ class InterPodAffinity:
         # labels and on the pods with affinity: pods of one gang share it, so cache it.
         cache_key = None
         if not has_constraints and getattr(state, "affinity_version", None) is not None:
-            # Only labels some existing pod's term reads can change the map: an Indexed Job's
-            # completion index must not split one gang into a thousand cache entries.
-            read = _existing_term_keys(state)
-            cache_key = (state.token, state.affinity_version, pod.namespace,
-                         tuple(sorted(kv for kv in pod.labels.items() if kv[0] in read)))
+            # Only labels some existing pod's term reads can change the map.
+            cache_key = _template_key(state, pod)
             hit = _TOPO_CACHE.get(cache_key)
             if hit is not None:
                 return self._normalized(state, feasible, *hit)

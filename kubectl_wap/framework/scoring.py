@@ -139,8 +139,12 @@ def total_scores(state: ClusterState, pod: Pod, cycle: CycleData, nodes: np.ndar
 
 def select_host(state: ClusterState, pod: Pod, cycle: CycleData, feasible: np.ndarray) -> int:
     """selectHost: highest total score.
-    UPSTREAM-DIFF: upstream breaks ties by reservoir sampling (random); we take the smallest node
-    name (nodes are indexed in name order), so every run gives the same answer."""
+    UPSTREAM-DIFF: v1.37 pops the best of a score heap (prioritizeNodes, NewSortedScoredNodes;
+    its Randomizer is set only with extenders), so equal top scores go to whichever the heap yields
+    from the feasible-node list, whose order follows the node tree (zones interleaved) and the
+    timing of parallel filtering: not reproducible from a snapshot. We take the smallest node name
+    (nodes are indexed in name order), so every run gives the same answer; the differential tests
+    pin the real scheduler to the same rule (tests/oracle/tiebreak_test.go)."""
     if len(feasible) == 1:
         # schedulePod returns the only feasible node without scoring.
         return int(feasible[0])

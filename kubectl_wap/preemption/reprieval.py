@@ -191,10 +191,14 @@ _FITS = ReprieveOutcome(True)  # shared by every trivially spared unit; never mu
 
 
 def reprieve_in_order(
-    sched: Scheduler, order: list[VictimUnit], valid: list[Assignment], node_of: dict[str, int], fast: bool = True
+    sched: Scheduler, order: list[VictimUnit], valid: list[Assignment], node_of: dict[str, int], fast: bool = True,
+    leaked: bool = False,
 ) -> list[ReprieveOutcome]:
     """The reprieval loop of selectVictimsOnDomain: try to put back each unit in `order`
     (PDB-violating units first, each group by importance); one outcome per unit, in order.
+
+    `leaked`: `valid` holds assignments of a failed child group (GroupResult.leaked), placed and
+    then reverted, so the pods placed after them never saw them.
 
     The common case is decided inline: with the fast path on and no cross-node terms on either
     side, a unit whose nodes hold no preemptor pod fits without any replay, which is what almost
@@ -202,6 +206,14 @@ def reprieve_in_order(
     if fast and any(getattr(p, "needs_literal_replay", False) for a in valid for p, _ in a.cycle.plugins):
         # A volume plugin in play (a ReadWriteOncePod claim count, CSI attach limits): its
         # verdicts follow neither the node-local nor the cross-node split below.
+        fast = False
+    if fast and leaked and not _replay(sched, valid).fits:
+        # The fast path rests on the replay passing with every victim gone (true of assignments
+        # placed one after another, each with the earlier ones assumed). Leaked assignments break
+        # that: e.g. a failed gang's first pod and a sibling group's pods proposed on one node
+        # that holds only one of them. Upstream replays every assignment for every unit, so the
+        # overcommitted node fails each check and no unit is spared (gen-5000-4823: all ten
+        # lower-priority pods preempted); only the literal replay gives that.
         fast = False
     by_node = index_by_node(valid)
     preemptor_cross = preemptor_has_cross_node_terms(valid, sched.state)

@@ -291,7 +291,7 @@ def _post_filter(
             steps.append("Reprieval by the 1.38 procedure: " + ("the ReprieveFilter admits each unit, then " if profile.reprieve_filter else "")
                          + "Phase 1 checks node-local Filters on the unit's nodes and Phase 2 the cross-node Filters over every "
                          "assignment (the same verdicts as replaying every assignment).")
-        outcomes = reprieve_in_order(sched, order, valid, node_of, fast)
+        outcomes = reprieve_in_order(sched, order, valid, node_of, fast, leaked=bool(after.leaked))
         candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
         for i, (u, out) in enumerate(zip(order, outcomes)):
             v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])

@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--log", help="write the apiserver/scheduler log here")
     w.add_argument("--percentage-of-nodes-to-score", type=int, default=100,
                    help="kube-scheduler percentageOfNodesToScore (default 100, as our engine models; 0 = upstream's adaptive default)")
+    w.add_argument("--tie-break", choices=["random", "node-name"], default="random",
+                   help="equal top node scores: random (upstream unchanged, the default) or node-name (pinned to the smallest "
+                        "node name, our engine's rule; tiebreak_test.go)")
     sub.add_parser("build", help="compile the oracle (go test -c); prints how long it took")
     d = sub.add_parser("diff", help="differential batch: our engine vs the real scheduler on generated clusters")
     d.add_argument("--cases", type=int, default=300)
@@ -56,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--feature-gates", default="")
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
+    d.add_argument("--tie-break", choices=["node-name", "random"], default="node-name",
+                   help="equal top node scores in the oracle: node-name (default: pinned to our engine's rule, so a case has "
+                        "one answer; tiebreak_test.go) or random (upstream unchanged; reruns and --explore then judge ties)")
     d.add_argument("--explore", type=int, default=30,
                    help="tie-dependent cases: runs of our engine with random tie-breaks looking for the real answer")
     sc = sub.add_parser("scale", help="one cluster at scale (benchmark size M: 1,000 nodes, 30k pods, a 256-pod gang), both engines timed")
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         items = read_items(args.snapshot, args.demo)
         case = case_for(items, args.kind, args.namespace, args.name)
         (res,) = run([case], spelled, log=args.log, quiet=False,
-                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, tie_break=args.tie_break)
     except (OracleError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -106,7 +106,7 @@ def _served(items: list[dict], gates: str) -> list[dict]:
     return [o for o in items if o.get("kind") not in ("PodGroup", "CompositePodGroup")]
 
 
-def _oracle_answers(cases: list[dict], batch: int) -> list[dict]:
+def _oracle_answers(cases: list[dict], batch: int, tie_break: str = "node-name") -> list[dict]:
     """Run cases through the oracle grouped by gates (one apiserver per gate set and batch)."""
     answers: list[dict | None] = [None] * len(cases)
     by_gates: dict[str, list[int]] = defaultdict(list)
@@ -119,19 +119,63 @@ def _oracle_answers(cases: list[dict], batch: int) -> list[dict]:
                                cases[i]["whatif"]["name"], cases[i]["id"]) for i in chunk]
             t0 = time.monotonic()
             try:
-                res = run(ocases, gates)
+                res = run(ocases, gates, tie_break=tie_break)
             except OracleError as e:  # one more try: a crashed oracle process loses its shard
                 why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith('{"level"')]
                 print(f"  oracle failed ({why[0]}{': ' + ' | '.join(why[-3:]) if len(why) > 1 else ''}); retrying the batch once",
                       file=sys.stderr)
                 try:
-                    res = run(ocases, gates)
+                    res = run(ocases, gates, tie_break=tie_break)
                 except OracleError as e2:
                     res = [{"id": c["id"], "error": str(e2)[:2000]} for c in ocases]
             print(f"  oracle: {len(chunk)} case(s) in {time.monotonic() - t0:.1f}s ({gates})", file=sys.stderr)
             for i, r in zip(chunk, res):
                 answers[i] = r
     return [a or {} for a in answers]
+
+
+def open_ties(answer: dict, tie_break: str) -> list[str]:
+    """The ties our engine broke that the oracle may have broken otherwise. With the oracle's node
+    ties pinned to our rule (tie_break "node-name", tiebreak_test.go) an equal top node score is
+    decided alike on both sides, so only the other kinds remain (default preemption's candidate
+    order, equally important victims)."""
+    ties = answer.get("ties") or []
+    if tie_break == "node-name":
+        ties = [t for t in ties if not t.startswith("select-host:")]
+    return ties
+
+
+def _tie_case(i: int) -> dict:
+    """node-b and node-c are identical and empty, node-a (zone z0, like node-b) runs a pod and
+    scores lower. A pending pod ties between node-b and node-c. Upstream's choice among equal top
+    scores follows the feasible-node list (the node tree interleaves zones: node-a, node-c,
+    node-b) through the score heap, and lands on node-c; pinned to the smallest name it is node-b."""
+    def node(n: str, zone: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n, "topology.kubernetes.io/zone": zone}},
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                           "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+    def pod(name: str, node_name: str = "") -> dict:
+        spec: dict = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1" if not node_name else "2"}}}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec,
+                "status": {"phase": "Running"} if node_name else {}}
+
+    items = [node("node-a", "z0"), node("node-b", "z0"), node("node-c", "z1"), pod("running", "node-a"), pod("p")]
+    return {"id": f"tie-pin-{i}", "items": items, "whatif": {"kind": "pod", "namespace": "default", "name": "p"},
+            "gates": _gates(""), "features": []}
+
+
+def tie_pin_selfcheck(batch: int, runs: int = 4) -> str:
+    """The oracle with pinned node ties must bind the pod of _tie_case to node-b, each time (the
+    unpinned scheduler binds it to node-c). "" when it does, else what happened."""
+    got = []
+    for r in _oracle_answers([_tie_case(i) for i in range(runs)], batch, "node-name"):
+        nodes = [p.get("node") for p in r.get("placements") or []]
+        got.append(r.get("error") or (nodes[0] if nodes else f"no placement ({r.get('outcome')})"))
+    return "" if got == ["node-b"] * runs else f"pinned tie-break self-check: pod bound to {got}, want node-b each time"
 
 
 def main_diff(args: Any) -> int:
@@ -147,12 +191,18 @@ def main_diff(args: Any) -> int:
     if args.scenarios:
         cases.extend(_scenario_cases(base))
     print(f"differential: {len(cases)} case(s) against kube-scheduler {oracle_version()}", file=sys.stderr)
+    if args.tie_break == "node-name":
+        bad_pin = tie_pin_selfcheck(args.batch)
+        if bad_pin:
+            print("error: " + bad_pin, file=sys.stderr)
+            return 1
+        print("  pinned tie-break self-check: 4 of 4 runs bound the pod to node-b (the smaller name of two equal nodes; unpinned: node-c)", file=sys.stderr)
 
     t0 = time.monotonic()
     mine = [ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"]) for c in cases]
     t_ours = time.monotonic() - t0
     t0 = time.monotonic()
-    real = _oracle_answers(cases, args.batch)
+    real = _oracle_answers(cases, args.batch, args.tie_break)
     t_oracle = time.monotonic() - t0
 
     skips = [terminating_at_start(c["items"]) for c in cases]
@@ -166,7 +216,7 @@ def main_diff(args: Any) -> int:
     for _ in range(args.retries):
         if not todo:
             break
-        again = _oracle_answers([cases[i] for i in todo], args.batch)
+        again = _oracle_answers([cases[i] for i in todo], args.batch, args.tie_break)
         left = []
         for i, r in zip(todo, again):
             if not r.get("error"):
@@ -181,7 +231,7 @@ def main_diff(args: Any) -> int:
     # from both sides; a tie-dependent case where it does not is a lead for a real difference.
     reproduced: dict[int, int] = {}
     for i in todo:
-        if not mine[i].get("ties"):
+        if not open_ties(mine[i], args.tie_break):
             continue
         c = cases[i]
         for seed in range(args.explore):
@@ -207,7 +257,7 @@ def main_diff(args: Any) -> int:
             status = "tie"
         elif h in known:
             status = "known"
-        elif m.get("ties"):
+        elif open_ties(m, args.tie_break):
             # Our engine broke a tie on the way (framework/ties.py) and the reruns did not show the
             # real scheduler taking our branch: the answers may differ only by the tie-break.
             status = "tie-dependent"
@@ -222,7 +272,7 @@ def main_diff(args: Any) -> int:
             totals["secondary"] += int(secondary(m, r))
         for f in c["features"] or ["(none)"]:
             per_feature[f][status] += 1
-        tie_free = not m.get("ties")
+        tie_free = not open_ties(m, args.tie_break)
         totals["tie-free"] += int(tie_free)
         totals["tie-free-agree"] += int(tie_free and status in ("agree", "tie"))
         if status in ("disagree", "oracle-error", "known", "tie-dependent"):
@@ -251,7 +301,7 @@ def main_diff(args: Any) -> int:
     n = len(cases)
     agreeing = totals["agree"] + totals["tie"]
     summary = {
-        "kubernetes": oracle_version(), "featureGates": base, "seed": args.seed, "cases": n,
+        "kubernetes": oracle_version(), "featureGates": base, "tieBreak": args.tie_break, "seed": args.seed, "cases": n,
         "agree": totals["agree"], "tie": totals["tie"], "known": totals["known"], "disagree": totals["disagree"],
         "tieDependent": totals["tie-dependent"], "tieDependentReproducedByOurEngine": totals["tie-dependent-reproduced"],
         "agreementUpToTiesPercent": round(100.0 * (agreeing + totals["tie-dependent-reproduced"]) / max(1, n - totals["oracle-error"]), 2),
@@ -266,7 +316,8 @@ def main_diff(args: Any) -> int:
     }
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2))
-    print(f"\nkube-scheduler {oracle_version()} vs kubectl-wap on {n} case(s): {agreeing} agree "
+    pinned = " (the oracle's equal top node scores pinned to the smallest node name, our rule)" if args.tie_break == "node-name" else ""
+    print(f"\nkube-scheduler {oracle_version()}{pinned} vs kubectl-wap on {n} case(s): {agreeing} agree "
           f"({totals['tie']} of them only after a rerun: random tie-break), {totals['known']} known difference(s), "
           f"{totals['tie-dependent']} tie-dependent ({totals['tie-dependent-reproduced']} of them reproduced by our engine under "
           f"another tie-break), {totals['disagree']} unexplained, {totals['oracle-error']} oracle error(s); "

@@ -5,9 +5,11 @@ in-process; `tests.oracle.run()` runs the real scheduler. `compare()` decides ag
 the issue asks: the outcome (our outcome names; NoPreemptionNeeded / Preempt / no placement), the
 victim set, and the nominated node of a single pod.
 
-Upstream breaks some ties at random (selectHost's reservoir sampling among equal scores, the
-random offset of default preemption's candidate search). A disagreement counts as a tie, and so as
-agreement, only when a rerun of the oracle on the same case produces our answer.
+Upstream breaks some ties in ways a snapshot cannot reproduce (equal top node scores: the score
+heap over a feasible-node list whose order depends on parallel filtering; the random offset of
+default preemption's candidate search). The batch pins the first to our rule in the oracle
+(tiebreak_test.go); for the rest, a disagreement counts as a tie, and so as agreement, only when
+a rerun of the oracle on the same case produces our answer.
 """
 
 from __future__ import annotations

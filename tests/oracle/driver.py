@@ -178,8 +178,11 @@ STAGGER_S = 2.0
 
 def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: float = 30.0,
         log: str | None = None, settle: str = "400ms", quiet: bool = True,
-        percentage_of_nodes_to_score: int = 100, parallel: int | None = None) -> list[dict]:
-    """Run cases and return the oracle's answers in case order. The cases are split over
+        percentage_of_nodes_to_score: int = 100, parallel: int | None = None,
+        tie_break: str = "random") -> list[dict]:
+    """Run cases and return the oracle's answers in case order. `tie_break="node-name"` pins the
+    scheduler's equal-top-score draw to the smallest node name, our engine's rule
+    (tiebreak_test.go says how, without changing upstream's code or its other choices). The cases are split over
     `parallel` oracle processes (each its own etcd and apiserver; a case mostly waits for the
     scheduler to settle, so processes overlap well even on 2 cores). A case the oracle could not
     run carries `error`."""
@@ -198,7 +201,8 @@ def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: floa
             cmd = [str(binary), "-test.run", "^TestOracle$", "-test.timeout", "0",
                    f"-oracle.in={cin}", f"-oracle.out={cout}", f"-oracle.feature-gates={gates}",
                    f"-oracle.timeout={int(timeout_per_case)}s", f"-oracle.settle={settle}",
-                   f"-oracle.percentage-of-nodes-to-score={percentage_of_nodes_to_score}"]
+                   f"-oracle.percentage-of-nodes-to-score={percentage_of_nodes_to_score}",
+                   f"-oracle.tie-break={tie_break}"]
             if log:
                 cmd.append(f"-oracle.log={log}.{k}" if parallel > 1 else f"-oracle.log={log}")
             errf = (Path(d) / f"stderr-{k}-{attempt}.txt").open("w")

@@ -39,6 +39,7 @@ var (
 	caseTimeout  = flag.Duration("oracle.timeout", 30*time.Second, "longest time a case may take to settle")
 	logPath      = flag.String("oracle.log", "", "write apiserver/scheduler logs here (default: discard)")
 	logVerbosity = flag.Int("oracle.v", 2, "log verbosity with -oracle.log")
+	tieBreak     = flag.String("oracle.tie-break", "random", "how the scheduler breaks equal top node scores: random (upstream, unchanged) or node-name (pinned to the smallest node name, kubectl-wap's rule: tiebreak_test.go)")
 	percentage   = flag.Int("oracle.percentage-of-nodes-to-score", 100, "percentageOfNodesToScore (0 = upstream's adaptive default)")
 )
 

@@ -19,7 +19,8 @@ With every running pod started in its own second, the victim order is total on b
 
 The gang's pods are then pinned, each to one node (`pin_gang`, off with `--no-pin`): with all
 potential victims removed, hundreds of identical nodes score the same and `selectHost` takes one
-at random (v1.37.2 schedule_one.go, reservoir sampling over equal scores); the reprieval loop then
+by the order of the feasible-node list (v1.37.2 schedule_one.go prioritizeNodes and the score heap;
+that order follows parallel filtering); the reprieval loop then
 checks the victims against that placement, so the victims follow the draw. Our engine with random
 tie-breaks (`ties.explore`) on the unpinned M cluster gave 179, 182, 183, 184 and 185 victims, five
 different sets. A pinned placement leaves one right answer, and what is compared at scale is the

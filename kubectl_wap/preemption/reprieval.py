@@ -220,13 +220,14 @@ def reprieve_in_order(
     groups = signature_groups(valid, signature_label_keys(order, valid)) if fast else None
     touched = set(by_node)
     trivial = fast and not preemptor_cross
+    dra = _dra_in_play(valid)  # once, not per unit: O(assignments) each time
     out: list[ReprieveOutcome] = []
     for u in order:
         if trivial and u.nodes.isdisjoint(touched) and not unit_has_cross_node_terms(u):
             out.append(_FITS)
         else:
             out.append(reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
-                                groups=groups))
+                                groups=groups, dra=dra))
     return out
 
 
@@ -239,6 +240,7 @@ def reprieve(
     fast: bool = True,
     preemptor_cross: bool = True,
     groups: list[list[int]] | None = None,  # signature_groups (fast path; None: call every assignment)
+    dra: bool | None = None,  # _dra_in_play(valid), if the caller knows it
 ) -> ReprieveOutcome:
     """Try to put `unit` back. On success it stays in the cluster state permanently.
 
@@ -255,7 +257,7 @@ def reprieve(
     changed, unaffected = _add_back(sched, unit, valid, node_of, cross, groups)
     if not cross:
         out = _replay(sched, [a for _, a in _on_unit_nodes(unit, node_of, by_node)])
-    elif fast and not any(a.pod.resource_claims and a.cycle.plugins for a in valid):
+    elif fast and not (_dra_in_play(valid) if dra is None else dra):
         # Not with DRA: the DynamicResources verdict depends on the devices the assignments
         # before it were allocated (their assumes), which the two-phase check leaves out.
         out = _two_phase(sched, unit, valid, node_of, by_node, changed)
@@ -264,6 +266,11 @@ def reprieve(
     if not out.fits:
         _take_out(sched, unit, valid, cross, groups, unaffected)
     return out
+
+
+def _dra_in_play(valid: list[Assignment]) -> bool:
+    """Whether a placed preemptor pod has resource claims that DynamicResources checks."""
+    return any(a.pod.resource_claims and a.cycle.plugins for a in valid)
 
 
 _NODE_LOCAL = CycleData()

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--start", type=int, default=0, help="first case index")
     d.add_argument("--scenarios", action="store_true", help="also run every tests/scenarios fixture the oracle can run")
-    d.add_argument("--retries", type=int, default=6, help="reruns of a disagreeing case (upstream's random tie-breaks)")
+    d.add_argument("--retries", type=int, default=12, help="reruns of a disagreeing case (the random choices the oracle does not pin)")
     d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")
     d.add_argument("--json", default="", help="write the summary as JSON here")
     d.add_argument("--feature-gates", default="")
@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--json", default="", help="write the numbers as JSON here")
     sc.add_argument("--keep-starts", action="store_true",
                     help="keep the generator's start times (many victims then tie in importance: see scale.py)")
+    sc.add_argument("--tie-break", choices=["random", "node-name"], default="random",
+                    help="equal top node scores in the oracle: random (upstream unchanged) or node-name (pinned to our rule; "
+                         "with it the gang need not be pinned: try --no-pin)")
     sc.add_argument("--no-pin", action="store_true",
                     help="leave the gang's pods free to land anywhere (the placement is then a random draw: see scale.py)")
     args = ap.parse_args(argv)

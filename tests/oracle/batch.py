@@ -210,7 +210,10 @@ def main_diff(args: Any) -> int:
     # Reruns: a disagreement the real scheduler reproduces our way on a rerun is a tie.
     tie: set[int] = set()
     seen_real: dict[int, list[dict]] = defaultdict(list)  # every answer the oracle gave a disagreeing case
-    todo = [i for i, v in enumerate(verdicts) if v is not None and not v.agree]
+    known = load_known()
+    hashes = [cluster_hash(c["items"], c["whatif"]) for c in cases]
+    # A committed known difference is not rerun: no tie-break makes it agree.
+    todo = [i for i, v in enumerate(verdicts) if v is not None and not v.agree and hashes[i] not in known]
     for i in todo:
         seen_real[i].append(real[i])
     for _ in range(args.retries):
@@ -240,7 +243,6 @@ def main_diff(args: Any) -> int:
                 reproduced[i] = seed
                 break
 
-    known = load_known()
     out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="wap-diff-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     per_feature: dict[str, Counter] = defaultdict(Counter)
@@ -248,7 +250,7 @@ def main_diff(args: Any) -> int:
     failures: list[str] = []
     tie_dep: list[str] = []
     for i, (c, m, r, v) in enumerate(zip(cases, mine, real, verdicts)):
-        h = cluster_hash(c["items"], c["whatif"])
+        h = hashes[i]
         if v is None:
             status = "oracle-error"
         elif v.agree:

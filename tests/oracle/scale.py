@@ -139,7 +139,8 @@ def main_scale(args: Any) -> int:
     n_objects = len(case["objects"])
     del items
     t0 = time.monotonic()
-    (real,) = run([case], DEFAULT_GATES, timeout_per_case=args.timeout, parallel=1, settle=args.settle, quiet=False)
+    (real,) = run([case], DEFAULT_GATES, timeout_per_case=args.timeout, parallel=1, settle=args.settle, quiet=False,
+                  tie_break=args.tie_break)
     t_oracle = time.monotonic() - t0
     if real.get("error"):
         print(f"  oracle error: {real['error'][:500]}", file=sys.stderr)
@@ -153,7 +154,7 @@ def main_scale(args: Any) -> int:
            "ours": {"outcome": mine["outcome"], "victims": len(mine["victims"]), "seconds": round(t_ours, 2),
                     "ties": len(mine.get("ties") or []),
                     "tieKinds": dict(Counter(str(t).split(":")[0] for t in mine.get("ties") or []))},
-           "distinctStarts": not args.keep_starts, "pinned": pinned,
+           "distinctStarts": not args.keep_starts, "pinned": pinned, "tieBreak": args.tie_break,
            "real": {"outcome": real.get("outcome"), "victims": len(real.get("victims") or []), "seconds": round(t_oracle, 2),
                     "caseSeconds": (real.get("elapsedMs") or 0) / 1000, "error": real.get("error")}}
     if args.json:

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +40,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -101,19 +103,24 @@ func (p *tieBreakDigit) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, no
 
 func (p *tieBreakDigit) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
-// tieBreakOptions: the scheduler options that pin node ties to the smallest node name.
-func tieBreakOptions() ([]scheduler.Option, error) {
-	// The default profile as scheduler.New builds it (feature gates are already set).
+// tieBreakProfile: the default profile (as scheduler.New builds it; feature gates are already set)
+// with every plugin weight scaled by tieBreakScale and the two tie-break digits added.
+func tieBreakProfile() (schedulerapi.KubeSchedulerProfile, error) {
 	var versioned configv1.KubeSchedulerConfiguration
 	scheme.Scheme.Default(&versioned)
 	cfg := schedulerapi.KubeSchedulerConfiguration{}
 	if err := scheme.Scheme.Convert(&versioned, &cfg, nil); err != nil {
-		return nil, err
+		return schedulerapi.KubeSchedulerProfile{}, err
 	}
 	if len(cfg.Profiles) != 1 {
-		return nil, fmt.Errorf("expected one default profile, got %d", len(cfg.Profiles))
+		return schedulerapi.KubeSchedulerProfile{}, fmt.Errorf("expected one default profile, got %d", len(cfg.Profiles))
 	}
 	prof := cfg.Profiles[0]
+	for _, set := range []*schedulerapi.PluginSet{&prof.Plugins.Score, &prof.Plugins.PlacementScore} {
+		if len(set.Enabled) > 0 {
+			return prof, fmt.Errorf("default profile has per-extension-point score plugins: not expected")
+		}
+	}
 	enabled := prof.Plugins.MultiPoint.Enabled
 	for i := range enabled {
 		w := enabled[i].Weight
@@ -122,16 +129,18 @@ func tieBreakOptions() ([]scheduler.Option, error) {
 		}
 		enabled[i].Weight = w * int32(tieBreakScale)
 	}
-	for _, set := range []*schedulerapi.PluginSet{&prof.Plugins.Score, &prof.Plugins.PlacementScore} {
-		if len(set.Enabled) > 0 {
-			return nil, fmt.Errorf("default profile has per-extension-point score plugins: not expected")
-		}
-	}
-	enabled = append(enabled,
+	prof.Plugins.MultiPoint.Enabled = append(enabled,
 		schedulerapi.Plugin{Name: tieBreakHigh, Weight: int32(tieBreakBase)},
 		schedulerapi.Plugin{Name: tieBreakLow, Weight: 1})
-	prof.Plugins.MultiPoint.Enabled = enabled
+	return prof, nil
+}
 
+// tieBreakOptions: the scheduler options that pin node ties to the smallest node name.
+func tieBreakOptions() ([]scheduler.Option, error) {
+	prof, err := tieBreakProfile()
+	if err != nil {
+		return nil, err
+	}
 	ranks := map[fwk.Handle]*nodeNameRank{}
 	var mu sync.Mutex
 	factory := func(name string, high bool) frameworkruntime.PluginFactory {
@@ -151,4 +160,58 @@ func tieBreakOptions() ([]scheduler.Option, error) {
 		tieBreakLow:  factory(tieBreakLow, false),
 	}
 	return []scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, nil
+}
+
+// TestTieBreakProfile checks the arithmetic the pin rests on (no API server needed): every
+// upstream weight scaled alike, the digits' total below one scaled upstream point and decreasing
+// with the node name. Run: tests/oracle/bin/oracle.test -test.run '^TestTieBreak'.
+func TestTieBreakProfile(t *testing.T) {
+	prof, err := tieBreakProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var high, low int32
+	for _, p := range prof.Plugins.MultiPoint.Enabled {
+		switch p.Name {
+		case tieBreakHigh:
+			high = p.Weight
+		case tieBreakLow:
+			low = p.Weight
+		default:
+			if p.Weight%int32(tieBreakScale) != 0 || p.Weight == 0 {
+				t.Errorf("%s: weight %d is not a multiple of %d", p.Name, p.Weight, tieBreakScale)
+			}
+		}
+	}
+	if high != int32(tieBreakBase) || low != 1 {
+		t.Fatalf("tie-break weights %d/%d, want %d/1", high, low, tieBreakBase)
+	}
+	names := []string{"node-a", "node-b", "node-c", "node10", "node9"}
+	r := &nodeNameRank{}
+	r.once.Do(func() {}) // rank filled by hand below, as the first Score call would
+	r.rank = map[string]int64{}
+	for i, n := range names { // already in sort.Strings order
+		r.rank[n] = tieBreakScale - 1 - int64(i)
+	}
+	hi, lo := &tieBreakDigit{name: tieBreakHigh, high: true, ranks: r}, &tieBreakDigit{name: tieBreakLow, ranks: r}
+	prev := int64(-1)
+	for i := len(names) - 1; i >= 0; i-- {
+		node := &v1.Node{}
+		node.Name = names[i]
+		ni := framework.NewNodeInfo()
+		ni.SetNode(node)
+		h, _ := hi.Score(context.Background(), nil, nil, ni)
+		l, _ := lo.Score(context.Background(), nil, nil, ni)
+		if h < 0 || h > fwk.MaxScore || l < 0 || l > fwk.MaxScore {
+			t.Fatalf("%s: digit out of range: %d %d", names[i], h, l)
+		}
+		total := int64(high)*h + int64(low)*l
+		if total >= tieBreakScale {
+			t.Fatalf("%s: tie-break total %d reaches one scaled upstream point (%d)", names[i], total, tieBreakScale)
+		}
+		if total <= prev {
+			t.Fatalf("%s: tie-break total %d not above the next larger name's %d", names[i], total, prev)
+		}
+		prev = total
+	}
 }

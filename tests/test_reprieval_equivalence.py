@@ -7,6 +7,7 @@ fallback to the literal replay is exercised too."""
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kubectl_wap.preemption.analyze import analyze
 from test_properties import PRE_NAME, PRE_NS, cluster_strategy
@@ -106,3 +107,43 @@ def test_fast_equals_literal_with_leaked_assignments_that_overcommit():
     assert _summary(fast) == _summary(literal)
     assert sorted(p.name for v in fast.victims for p in v.unit.pods) == sorted(v["name"] for v in doc["kubeScheduler"]["victims"])
     assert fast.reprieved == []
+
+
+@st.composite
+def cpg_preemptor_strategy(draw):
+    """cluster_strategy(cross=True) with the pending gang replaced by a basic CompositePodGroup
+    ml/pre-tree of two gang children that ask for different amounts: a child that fails after
+    placing some pods leaves leaked assignments beside its sibling's (the shape of
+    tests/oracle/cases/gen-5000-4823)."""
+    from dataclasses import replace
+
+    from kubectl_wap.model import Affinity, CompositePodGroup, LabelSelector, PodAffinityTerm, PodGroup
+    from test_properties import GI, HOSTNAME, PRE_PRIO, _pod
+
+    snap = draw(cluster_strategy(cross=True))
+    pods = [p for p in snap.pods if not (p.namespace == PRE_NS and p.pod_group_name == PRE_NAME)]
+    pgs = [g for g in snap.pod_groups if not (g.namespace == PRE_NS and g.name == PRE_NAME)]
+    cpgs = list(snap.composite_pod_groups) + [CompositePodGroup(PRE_NS, "pre-tree", uid="uid-cpg-pre", policy="basic",
+                                                                priority=PRE_PRIO)]
+    anti = draw(st.booleans())
+    for c in range(2):
+        size = draw(st.integers(1, 4))
+        name = f"pre-{c}"
+        pgs.append(PodGroup(PRE_NS, name, uid=f"uid-pg-{name}", policy="gang", min_count=size, parent="pre-tree",
+                            priority=PRE_PRIO, creation_timestamp=float(c)))
+        cpu = draw(st.sampled_from([500, 1000, 1500]))
+        kw: dict = {}
+        if anti:
+            kw["affinity"] = Affinity(pod_anti_affinity_required=(
+                PodAffinityTerm(LabelSelector(match_labels=(("app", draw(st.sampled_from(["web", "etl", "ray"]))),)), HOSTNAME),))
+        for k in range(size):
+            pods.append(_pod(PRE_NS, f"{name}-{k}", cpu, GI // 2, prio=PRE_PRIO, group=name, labels={"app": "new"}, **kw))
+    return replace(snap, pods=pods, pod_groups=pgs, composite_pod_groups=cpgs)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cpg_preemptor_strategy())
+def test_fast_equals_literal_composite_preemptor(snap):
+    fast = analyze(snap, "compositepodgroup", PRE_NS, "pre-tree", fast=True)
+    literal = analyze(snap, "compositepodgroup", PRE_NS, "pre-tree", fast=False)
+    assert _summary(fast) == _summary(literal)

@@ -18,7 +18,7 @@ from .filtering import CycleData, StaticCache, filter_all, filter_node, pre_filt
 from .nominated import NominatedIndex
 from .scoring import select_host
 from .state import ClusterState
-from .status import OK, Status
+from .status import OK, UNSCHEDULABLE, Status
 
 
 def fit_error_message(num_nodes: int, statuses: dict[int, Status], prefilter_msg: str = "") -> str:
@@ -65,7 +65,7 @@ class NodePreference(Protocol):
 
 
 # A node's status when only the mask is wanted (with_statuses=False: nobody reads it).
-_NOMINATED_FIT = Status(2, ("Insufficient resources with nominated pods",), "NodeResourcesFit")
+_NOMINATED_FIT = Status(UNSCHEDULABLE, ("Insufficient resources with nominated pods",), "NodeResourcesFit")
 
 
 class Scheduler:

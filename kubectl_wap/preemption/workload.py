@@ -40,6 +40,7 @@ PREFIX = "pod group preemption: "
 # The reason given for a member pod the group never reached (its scheduling stopped earlier).
 NOT_ATTEMPTED = "not attempted: the group failed before this pod was tried"
 
+
 def _members(index: GroupIndex, root: Group) -> tuple[list[Pod], list[Pod]]:
     pending: list[Pod] = []
     running: list[Pod] = []

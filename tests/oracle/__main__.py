@@ -28,6 +28,12 @@ def read_items(path: str | None, demo: bool) -> list[dict]:
     return [dict(o) for o in items if isinstance(o, dict)]
 
 
+def _tie_break_arg(parser: argparse.ArgumentParser, default: str, why: str) -> None:
+    parser.add_argument("--tie-break", choices=["node-name", "random"], default=default,
+                        help="equal top node scores in the oracle: random (upstream unchanged) or node-name (pinned to the "
+                             f"smallest node name, our engine's rule; tiebreak_test.go). Default {default}: {why}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,9 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--log", help="write the apiserver/scheduler log here")
     w.add_argument("--percentage-of-nodes-to-score", type=int, default=100,
                    help="kube-scheduler percentageOfNodesToScore (default 100, as our engine models; 0 = upstream's adaptive default)")
-    w.add_argument("--tie-break", choices=["random", "node-name"], default="random",
-                   help="equal top node scores: random (upstream unchanged, the default) or node-name (pinned to the smallest "
-                        "node name, our engine's rule; tiebreak_test.go)")
+    _tie_break_arg(w, "random", "the real scheduler as it is")
     sub.add_parser("build", help="compile the oracle (go test -c); prints how long it took")
     d = sub.add_parser("diff", help="differential batch: our engine vs the real scheduler on generated clusters")
     d.add_argument("--cases", type=int, default=300)
@@ -59,9 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--feature-gates", default="")
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
-    d.add_argument("--tie-break", choices=["node-name", "random"], default="node-name",
-                   help="equal top node scores in the oracle: node-name (default: pinned to our engine's rule, so a case has "
-                        "one answer; tiebreak_test.go) or random (upstream unchanged; reruns and --explore then judge ties)")
+    _tie_break_arg(d, "node-name", "a case has one answer (with random, reruns and --explore judge the ties)")
     d.add_argument("--explore", type=int, default=30,
                    help="tie-dependent cases: runs of our engine with random tie-breaks looking for the real answer")
     sc = sub.add_parser("scale", help="one cluster at scale (benchmark size M: 1,000 nodes, 30k pods, a 256-pod gang), both engines timed")
@@ -73,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--json", default="", help="write the numbers as JSON here")
     sc.add_argument("--keep-starts", action="store_true",
                     help="keep the generator's start times (many victims then tie in importance: see scale.py)")
-    sc.add_argument("--tie-break", choices=["random", "node-name"], default="random",
-                    help="equal top node scores in the oracle: random (upstream unchanged) or node-name (pinned to our rule; "
-                         "with it the gang need not be pinned: try --no-pin)")
+    _tie_break_arg(sc, "random", "the gang is pinned instead (with node-name it need not be: try --no-pin)")
     sc.add_argument("--no-pin", action="store_true",
                     help="leave the gang's pods free to land anywhere (the placement is then a random draw: see scale.py)")
     args = ap.parse_args(argv)

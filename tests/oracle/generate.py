@@ -51,7 +51,7 @@ def _cpu(m: int) -> str:
     return f"{m}m" if m % 1000 else str(m // 1000)
 
 
-class _Builder:
+class Builder:
     def __init__(self, rng: random.Random, medium: bool):
         self.rng = rng
         self.items: list[dict] = []
@@ -68,22 +68,24 @@ class _Builder:
         n = rng.randint(6, 14) if self.medium else rng.randint(2, 5)
         taint_some = rng.random() < 0.15
         for i in range(n):
-            name = f"node{i + 1}"
-            # Varied shapes: identical empty nodes tie in every score, and upstream breaks score
-            # ties at random (selectHost), which no offline tool can reproduce.
+            # Varied shapes: identical empty nodes tie in every score (the batch pins how the real
+            # scheduler breaks such ties, tiebreak_test.go; varied shapes keep ties the exception).
             cpu = rng.choice([2000, 3000, 4000, 5000, 6000, 8000]) if self.medium else rng.choice([2000, 3000, 4000, 5000])
-            labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"zone-{i % 2}"}
-            spec: dict[str, Any] = {}
+            node = self.node(f"node{i + 1}", f"zone-{i % 2}", cpu, rng.choice(["16Gi", "24Gi", "32Gi", "48Gi"]))
             if taint_some and i % 3 == 2:
-                spec["taints"] = [{"key": "dedicated", "value": "special", "effect": "NoSchedule"}]
+                node["spec"]["taints"] = [{"key": "dedicated", "value": "special", "effect": "NoSchedule"}]
                 self.features.add("taints")
-            alloc = {"cpu": _cpu(cpu), "memory": rng.choice(["16Gi", "24Gi", "32Gi", "48Gi"]), "pods": "110"}
-            node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec,
-                    "status": {"allocatable": alloc, "capacity": alloc,
-                               "conditions": [{"type": "Ready", "status": "True"}]}}
-            self.items.append(node)
-            self.nodes.append(node)
-            self.free[name] = cpu
+
+    def node(self, name: str, zone: str, cpu: int, memory: str) -> dict:
+        """A Ready node with 110 pod slots, added to the cluster."""
+        labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}
+        alloc = {"cpu": _cpu(cpu), "memory": memory, "pods": "110"}
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": {},
+                "status": {"allocatable": alloc, "capacity": alloc, "conditions": [{"type": "Ready", "status": "True"}]}}
+        self.items.append(node)
+        self.nodes.append(node)
+        self.free[name] = cpu
+        return node
 
     # --- pods -------------------------------------------------------------------------------
     def pod(self, ns: str, name: str, prio: int, cpu: int, node: str | None, labels: dict, start: int | None = None,
@@ -178,7 +180,7 @@ def _add_storage(case: GenCase, rng: random.Random) -> None:
 def _generate(seed: int, index: int) -> GenCase:
     rng = random.Random(seed * 1_000_003 + index)
     medium = rng.random() < 0.2
-    b = _Builder(rng, medium)
+    b = Builder(rng, medium)
     b.make_nodes()
     node_names = [n["metadata"]["name"] for n in b.nodes]
     tainted = {n["metadata"]["name"] for n in b.nodes if n["spec"].get("taints")}

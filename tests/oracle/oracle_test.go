@@ -99,6 +99,9 @@ func TestOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *tieBreak != "random" && *tieBreak != "node-name" {
+		t.Fatalf("-oracle.tie-break=%q: want random or node-name", *tieBreak)
+	}
 	// Before the apiserver starts: the served API groups follow the gates (InitTestAPIServer
 	// enables scheduling.k8s.io/v1beta1 with GenericWorkload, v1alpha3 with CompositePodGroup).
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, gates)

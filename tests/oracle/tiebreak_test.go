@@ -57,12 +57,14 @@ type nodeNameRank struct {
 	handle fwk.Handle
 	once   sync.Once
 	rank   map[string]int64 // tieBreakScale-1 for the smallest name, one less for each next
+	err    error            // listing the nodes failed: every Score then fails (no silent unpinning)
 }
 
-func (r *nodeNameRank) of(name string) int64 {
+func (r *nodeNameRank) of(name string) (int64, error) {
 	r.once.Do(func() {
 		infos, err := r.handle.SnapshotSharedLister().NodeInfos().List()
 		if err != nil {
+			r.err = fmt.Errorf("tie-break: listing nodes: %w", err)
 			return
 		}
 		names := make([]string, 0, len(infos))
@@ -79,7 +81,7 @@ func (r *nodeNameRank) of(name string) int64 {
 			r.rank[n] = v
 		}
 	})
-	return r.rank[name]
+	return r.rank[name], r.err
 }
 
 // tieBreakDigit scores a node by one base-(MaxScore+1) digit of its name rank.
@@ -94,7 +96,10 @@ var _ fwk.ScorePlugin = &tieBreakDigit{}
 func (p *tieBreakDigit) Name() string { return p.name }
 
 func (p *tieBreakDigit) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	r := p.ranks.of(nodeInfo.Node().Name)
+	r, err := p.ranks.of(nodeInfo.Node().Name)
+	if err != nil {
+		return 0, fwk.AsStatus(err)
+	}
 	if p.high {
 		return r / tieBreakBase, nil
 	}
@@ -200,8 +205,11 @@ func TestTieBreakProfile(t *testing.T) {
 		node.Name = names[i]
 		ni := framework.NewNodeInfo()
 		ni.SetNode(node)
-		h, _ := hi.Score(context.Background(), nil, nil, ni)
-		l, _ := lo.Score(context.Background(), nil, nil, ni)
+		h, hs := hi.Score(context.Background(), nil, nil, ni)
+		l, ls := lo.Score(context.Background(), nil, nil, ni)
+		if !hs.IsSuccess() || !ls.IsSuccess() {
+			t.Fatalf("%s: score status %v %v", names[i], hs, ls)
+		}
 		if h < 0 || h > fwk.MaxScore || l < 0 || l > fwk.MaxScore {
 			t.Fatalf("%s: digit out of range: %d %d", names[i], h, l)
 		}

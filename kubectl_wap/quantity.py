@@ -36,8 +36,25 @@ class QuantityError(ValueError):
     pass
 
 
+# Parsed strings, shared: a cluster repeats a few hundred request strings ("500m", "2Gi") across
+# 100k+ containers, and Fractions are immutable. Bounded like convert.py's caches.
+_PARSED: dict[str, Fraction] = {}
+
+
 def parse_quantity(text: object) -> Fraction:
     """Parse a quantity string (or a JSON number) into an exact Fraction."""
+    if type(text) is str:
+        hit = _PARSED.get(text)
+        if hit is None:
+            hit = _parse(text)
+            if len(_PARSED) > 100_000:
+                _PARSED.clear()
+            _PARSED[text] = hit
+        return hit
+    return _parse(text)
+
+
+def _parse(text: object) -> Fraction:
     if isinstance(text, bool):
         raise QuantityError(f"quantities must match the regular expression, got {text!r}")
     if isinstance(text, int):
@@ -87,6 +104,8 @@ def milli_value(text: object) -> int:
 def scheduler_amount(name: str, amount: Fraction) -> int:
     """The integer the scheduler keeps for resource `name` of an exact amount: milli-cores for
     cpu (MilliValue), else Value(); both round up."""
+    if amount.denominator == 1:  # whole units (most memory amounts): no Fraction arithmetic
+        return amount.numerator * 1000 if name == "cpu" else amount.numerator
     return _ceil(amount * 1000 if name == "cpu" else amount)
 
 

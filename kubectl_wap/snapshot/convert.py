@@ -243,7 +243,7 @@ def _resource_list(v: Any, what: str) -> dict[str, Fraction]:
 
 def _add(acc: dict[str, Fraction], other: dict[str, Fraction]) -> None:
     for k, q in other.items():
-        acc[k] = acc.get(k, Fraction(0)) + q
+        acc[k] = acc[k] + q if k in acc else q
 
 
 def _max(acc: dict[str, Fraction], other: dict[str, Fraction]) -> None:
@@ -353,7 +353,13 @@ def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]
     hit = _REQUESTS_CACHE.get(key) if key is not None else None
     if hit is None:
         reqs = _to_ints(_aggregate(spec, what, nonzero=False), f"{what}: effective requests")
-        nzi = _to_ints(_aggregate(spec, what, nonzero=True), f"{what}: effective requests")
+        # GetNonzeroRequests differs from the plain sum only where a container leaves cpu or
+        # memory unset; without init containers and with both set everywhere it is the same map.
+        same = not spec.get("initContainers") and all(
+            "cpu" in r and "memory" in r
+            for r in (_d(_d(_d(c).get("resources")).get("requests")) for c in _l(spec.get("containers")))
+        )
+        nzi = reqs if same else _to_ints(_aggregate(spec, what, nonzero=True), f"{what}: effective requests")
         hit = (reqs, nzi)
         if key is not None:
             if len(_REQUESTS_CACHE) > 200_000:

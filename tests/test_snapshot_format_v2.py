@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_wap.errors import UserError
 from kubectl_wap.model import Pod, new_pod
@@ -301,3 +303,30 @@ def test_redacted_snapshot_written_as_v2_loads_to_the_redacted_model(tmp_path: P
     assert sum(line.startswith("[") for line in lines) > 100  # the pods became rows
     assert _model(load_snapshot(path)) == _model(build_snapshot(copy.deepcopy(red)))
     assert load_items(path)[1] == red
+
+
+# ---- dump_compact: orjson where it writes what json.dumps writes, json.dumps otherwise ----------
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values)
+def test_dump_compact_is_json_dumps_text(v):
+    # Without floats the text is exactly json.dumps's (compact, non-ASCII kept): bigints, nulls
+    # and control characters included.
+    from kubectl_wap.snapshot.spectemplates import dump_compact
+
+    assert dump_compact(v) == json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_dump_compact_keeps_what_orjson_would_change():
+    from kubectl_wap.snapshot.spectemplates import dump_compact
+
+    assert dump_compact({"a": float("nan")}) == '{"a":NaN}'  # orjson would write null
+    assert dump_compact({1: "x"}) == '{"1":"x"}'  # orjson refuses non-string keys
+    assert json.loads(dump_compact({"f": 0.1, "g": 1e16})) == {"f": 0.1, "g": 1e16}

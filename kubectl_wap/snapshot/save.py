@@ -23,15 +23,11 @@ from typing import IO, Callable, Iterable, Iterator
 
 from ..errors import UserError
 
-from .spectemplates import API_VERSION, FORMAT_VERSION, encode
+from .spectemplates import API_VERSION, FORMAT_VERSION, dump_compact, encode
 
 KIND = "Snapshot"
 
-_SEP = (",", ":")
-
-
-def _dump(obj: object) -> str:
-    return json.dumps(obj, separators=_SEP, ensure_ascii=False)
+_dump = dump_compact
 
 
 def _write_body(out: IO[str], header: dict, items: Iterable[dict]) -> None:

@@ -24,9 +24,31 @@ NEWEST_READABLE = 2
 
 _SEP = (",", ":")
 
+try:  # optional at run time, like the readers' orjson
+    from orjson import dumps as _fast_dumps
+except ImportError:
+    _fast_dumps = None
 
-def _dump(obj: object) -> str:
+
+def dump_compact(obj: object) -> str:
+    """Compact JSON text of one snapshot line. orjson writes it ~5x faster than json.dumps (a live
+    capture of 30k pods spent 1.7 s of 12 s here); anything it would write differently, or cannot
+    write, goes to json.dumps: a text with `null` in it (orjson writes NaN and infinities as null,
+    json writes NaN; a real null takes the slow path too, rare in API objects), integer keys and
+    integers beyond 64 bits (TypeError). Otherwise the two agree on the value; float spelling may
+    differ (1e16 vs 1e+16)."""
+    if _fast_dumps is not None:
+        try:
+            raw = _fast_dumps(obj)
+        except TypeError:
+            pass
+        else:
+            if b"null" not in raw:
+                return raw.decode()
     return json.dumps(obj, separators=_SEP, ensure_ascii=False)
+
+
+_dump = dump_compact
 
 
 def encode(items: Iterable[Any]) -> Iterator[str]:

@@ -88,26 +88,35 @@ def _read_bytes(path: Path) -> bytes:
 
 def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
     """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk).
-    The bytearray is returned as it is (every reader takes bytes-like input): a copy would double
-    the peak memory of a large file."""
+    The input is fed in slices of _CHUNK: `unconsumed_tail` is a copy of whatever input is left,
+    so handing the decompressor the whole file at each step copied the rest of it ~once per
+    output megabyte (9.5 of 24 s loading an 830 MB List from its 47 MB gzip). The bytearray is
+    returned as it is (every reader takes bytes-like input): a copy would double the peak memory
+    of a large file."""
     out = bytearray()
-    data = raw
+    data = memoryview(raw)
     try:
-        while data:
+        while len(data):
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # one gzip member
-            buf = data
+            pos = 0
             while not d.eof:
-                chunk = d.decompress(buf, _CHUNK)
-                buf = d.unconsumed_tail
-                if chunk:
-                    out += chunk
-                    if len(out) > limit:
-                        raise _too_big(path)
-                elif not buf and not d.eof:
+                if pos >= len(data):
                     raise EOFError("compressed file ended before the end-of-stream marker was reached")
-            data = d.unused_data.lstrip(b"\x00")  # more members may follow; zero padding is skipped
-            if data and data[:2] != b"\x1f\x8b":
+                buf: bytes | memoryview = data[pos:pos + _CHUNK]
+                pos += len(buf)
+                while buf and not d.eof:
+                    chunk = d.decompress(buf, _CHUNK)
+                    buf = d.unconsumed_tail
+                    if chunk:
+                        out += chunk
+                        if len(out) > limit:
+                            raise _too_big(path)
+            # more members may follow (the unused input: the last slice's rest, then the slices
+            # not fed yet); zero padding is skipped
+            rest = (d.unused_data + data[pos:].tobytes()).lstrip(b"\x00")
+            if rest and rest[:2] != b"\x1f\x8b":
                 raise OSError("trailing garbage after the gzip data")
+            data = memoryview(rest)
     except (OSError, EOFError, zlib.error) as e:
         raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
     return out  # type: ignore[return-value]

@@ -397,6 +397,11 @@ def test_node_arithmetic_adds_up():
     for a in d["nodeArithmetic"]:
         assert a["allocatable"] == a["kept"] + a["preemptor"] + a["free"] and a["free"] >= 0
     assert {a["node"] for a in d["nodeArithmetic"]} == {p["node"] for p in d["placements"]}
+    # The per-unit amounts on a node: the victim units' add up to what the victims free there.
+    victims = {f"{v['unit']['kind']} {v['unit']['namespace']}/{v['unit']['name']}" for v in d["victimUnits"]}
+    assert any(a["evicted"] for a in d["nodeArithmetic"])
+    for a in d["nodeArithmetic"]:
+        assert sum(amounts[a["resource"]] for label, amounts in a["units"].items() if label in victims) == a["evicted"]
 
 
 def test_candidate_why_column_is_filled():

@@ -20,14 +20,25 @@ def unit_label(u: dict) -> str:
     return f"{u['kind']} {u['namespace']}/{u['name']}"
 
 
-def _unit_amounts(doc: dict, on: dict, resources: list[str]) -> dict[str, dict[str, int]]:
-    """Per candidate unit with pods on this node: what its pods here request of each resource."""
-    out: dict[str, dict[str, int]] = {}
-    for v in list(doc["victimUnits"]) + list(doc["reprieved"]):
-        pods = [on[k] for p in v["pods"] if (k := (p["namespace"], p["name"])) in on]
-        if pods:
-            out[unit_label(v["unit"])] = {r: _sum(pods, r) for r in resources}
-    return out
+def _unit_index(doc: dict) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """Pod (namespace, name) -> (position, label) of each candidate unit holding it, built once:
+    scanning every candidate per placement node cost 750 x 113k unit visits at L (3.8 s)."""
+    index: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for i, v in enumerate(list(doc["victimUnits"]) + list(doc["reprieved"])):
+        label = unit_label(v["unit"])
+        for p in v["pods"]:
+            index.setdefault((p["namespace"], p["name"]), []).append((i, label))
+    return index
+
+
+def _unit_amounts(index: dict[tuple[str, str], list[tuple[int, str]]], on: list, resources: list[str]) -> dict[str, dict[str, int]]:
+    """Per candidate unit with pods on this node (in candidate order): what its pods here request
+    of each resource."""
+    here: dict[int, tuple[str, list]] = {}
+    for p in on:
+        for i, label in index.get((p.namespace, p.name), ()):
+            here.setdefault(i, (label, []))[1].append(p)
+    return {label: {r: _sum(pods, r) for r in resources} for _, (label, pods) in sorted(here.items())}
 
 
 def node_usage(doc: dict, snap: Snapshot) -> list[dict[str, Any]]:
@@ -48,6 +59,7 @@ def node_usage(doc: dict, snap: Snapshot) -> list[dict[str, Any]]:
             by_node.setdefault(p.node_name, []).append(p)
     wanted = {r for ps in preemptor.values() for p in ps for r, v in p.requests.items() if v and r != "pods"}
     alloc = {n.name: n.allocatable for n in snap.nodes}
+    units = _unit_index(doc) if nodes else {}
     out = []
     for node in nodes:
         on = by_node.get(node, [])
@@ -72,7 +84,7 @@ def node_usage(doc: dict, snap: Snapshot) -> list[dict[str, Any]]:
         rec["resources"] = {
             x: {"allocatable": alloc.get(node, {}).get(x, 0), "kept": _sum(kept_pods, x), "evicted": _sum(evicted_pods, x),
                 "preemptor": _sum(mine, x)} for x in sorted(wanted)}
-        rec["units"] = _unit_amounts(doc, {(p.namespace, p.name): p for p in on}, sorted(wanted))
+        rec["units"] = _unit_amounts(units, on, sorted(wanted))
         rec["text"] = (f"{node} {r}: allocatable {f(a)} = kept {f(kept)} ({len(kept_pods)} pod(s)) + preemptor {f(taken)} "
                        f"({len(mine)} pod(s)) + free {f(a - kept - taken)}; the {len(evicted_pods)} victim pod(s) here free {f(evicted)}")
         out.append(rec)

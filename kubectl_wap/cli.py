@@ -491,18 +491,16 @@ def whatif(
 
             sys.stdout.write(render_html(shown, res[0]))
         else:
+            from .report.escape import printable_doc
             from .report.tables import render_whatif
 
-            from .report.escape import printable_doc
-
             console, err = _console(color), _console(color, stderr=True)
-            from .report.escape import printable_doc
-
-            render_whatif(printable_doc(shown), console, wide=fmt == "wide", no_headers=no_headers, err=err)
+            safe = printable_doc(shown)
+            render_whatif(safe, console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
+                render_autoscale(safe["autoscale"], console, no_headers=no_headers, err=err)
             if "optimal" in shown:
                 from .report.diagnose import render_optimal
 

@@ -324,3 +324,17 @@ def test_read_only_file_system_is_one_line(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(UserError, match=r"s.json: cannot write: read-only file system$"):
         write_snapshot(str(tmp_path / "s.json"), HEADER, ITEMS)
     assert list(tmp_path.iterdir()) == []  # the temporary file is gone too
+
+
+def test_autoscale_section_is_escaped(tmp_path: Path) -> None:
+    # The node-template names come from a file (or the snapshot's labels): the autoscale table is
+    # escaped like the rest of the report (it was printed from the unescaped document).
+    import json
+
+    f = tmp_path / "templates.yaml"
+    f.write_text("templates:\n- name: " + json.dumps(EVIL) + "\n  allocatable: {cpu: \"96\", memory: 768Gi, nvidia.com/gpu: \"8\", pods: 110}\n"
+                 "  labels: {pool: gpu}\n  maxNodes: 4\n")
+    r = _run("whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--autoscale", "--node-templates", str(f), "--color", "never")
+    assert r.returncode == 0, r.stderr
+    assert "evil\\x1b[2J\\r\\nforged row" in r.stdout
+    assert "\x1b" not in r.stdout and "\r" not in r.stdout and "\u202e" not in r.stdout

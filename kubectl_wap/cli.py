@@ -5,6 +5,7 @@ kubectl passes no global flags to plugins, so every command accepts the kubectl-
 
 from __future__ import annotations
 
+import atexit
 import errno
 import gc
 import json
@@ -1087,6 +1088,35 @@ def complete_main() -> None:
 
 
 def main() -> None:
+    try:
+        _main()
+    except SystemExit as e:
+        _exit_without_teardown(e.code)
+
+
+def _exit_without_teardown(code: object) -> None:
+    """Leave the way SystemExit(code) would, minus the interpreter's teardown, which frees every
+    object one by one: 0.4 s after a whatif on a 150k-pod snapshot, for memory the OS takes back
+    at once. What teardown does that matters is done first: atexit handlers run (the kubernetes
+    client deletes its temporary certificate files there; coverage saves its data there) and the
+    standard streams are flushed. Only the console entry point comes here (tests drive `app`)."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # SystemExit("message"): printed, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass  # a reader that went away, or no stream: nothing left to say
+    os._exit(status)
+
+
+def _main() -> None:
     # One short-lived process over a large, acyclic object graph (a 150k-pod snapshot): a cyclic
     # garbage collection would rescan all of it again and again while reports are built, for
     # nothing to free. Memory is returned when the process exits.

@@ -107,3 +107,30 @@ def test_rank_and_autoscale_json_validate_against_shipped_schemas() -> None:
         doc = json.loads(a.stdout)
         assert "autoscale" in doc
         jsonschema.validate(doc, report_schema)
+
+
+def test_console_exit_runs_atexit_and_flushes(tmp_path) -> None:
+    # main() leaves with os._exit (no interpreter teardown) after running the atexit handlers (the
+    # kubernetes client's temporary certificate files and coverage's data depend on them) and
+    # flushing stdout, with SystemExit's status.
+    import subprocess
+    import sys
+
+    marker = tmp_path / "atexit-ran"
+    out = tmp_path / "out.txt"
+    code = ("import atexit, sys; marker = sys.argv.pop(1); atexit.register(lambda: open(marker, 'w').write('ran')); "
+            "sys.argv[0] = 'kubectl-wap'; from kubectl_wap.cli import main; main(); print('not reached')")
+    for args, status in ((["whatif", "podgroup", "job-1", "-n", "ml", "--demo"], 0),
+                         (["whatif", "podgroup", "nope", "-n", "ml", "--demo"], 2),
+                         (["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--exit-code"], 10)):
+        marker.unlink(missing_ok=True)
+        with open(out, "w") as f:
+            r = subprocess.run([sys.executable, "-c", code, str(marker), *args], stdout=f, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert r.returncode == status, r.stderr
+        assert marker.read_text() == "ran"
+        text = out.read_text()
+        assert "not reached" not in text
+        if status != 2:
+            assert text.startswith("Preempt: 10 pod(s) in 7 unit(s)") and text.endswith("\n")
+        else:
+            assert "not found" in r.stderr

@@ -82,3 +82,12 @@ def test_generated_names_stay_unique_when_suffixes_collide(monkeypatch):
     proxies = [o["metadata"]["name"] for o in generate.Gen(20, 600, seed=7, gangs=(8, 16)).items()
                if o["metadata"]["name"].startswith("kube-proxy-")]
     assert len(proxies) == 20 and all(len(n) == len("kube-proxy-") + 5 for n in proxies)  # still the realistic shape
+
+
+def test_ab_alternates_two_revisions(tmp_path):
+    # benchmarks.ab: both revisions checked out as worktrees and run (no timing asserts).
+    from benchmarks import ab
+
+    runs = ab.ab(["HEAD", "HEAD~0"], "T", 1, out=str(tmp_path), gen_kw={"nodes": 20, "pods": 300, "gangs": (8,)})
+    assert sorted(runs) == sorted((c, r) for c in ("whatif", "explain", "rank") for r in ("HEAD", "HEAD~0"))
+    assert all(len(v) == 1 and v[0] > 0 for v in runs.values())

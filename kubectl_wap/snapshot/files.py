@@ -41,6 +41,7 @@ MAX_DOCUMENT_BYTES_DEFAULT = MAX_INPUT_BYTES_DEFAULT
 max_input_bytes = MAX_INPUT_BYTES_DEFAULT
 YAML_ALIAS_BUDGET = 100_000
 _CHUNK = 1 << 20
+_IN_CHUNK = 1 << 16  # gzip input fed per call (see _gunzip)
 
 
 def set_max_input_size(n: int) -> None:
@@ -88,21 +89,23 @@ def _read_bytes(path: Path) -> bytes:
 
 def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
     """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk).
-    The input is fed in slices of _CHUNK: `unconsumed_tail` is a copy of whatever input is left,
-    so handing the decompressor the whole file at each step copied the rest of it ~once per
-    output megabyte (9.5 of 24 s loading an 830 MB List from its 47 MB gzip). The bytearray is
-    returned as it is (every reader takes bytes-like input): a copy would double the peak memory
-    of a large file."""
+    Input is fed in slices of _IN_CHUNK and every member is found by its offset: zlib copies the
+    input it has not used (`unconsumed_tail`, `unused_data`), so handing it the whole rest of the
+    file copied that rest once per output megabyte (9.5 of 24 s loading an 830 MB List from its
+    47 MB gzip), and once per member of a many-member file (bgzip writes one per 64 KiB). The
+    bytearray is returned as it is (every reader takes bytes-like input): a copy would double the
+    peak memory of a large file."""
     out = bytearray()
     data = memoryview(raw)
+    start = 0
     try:
-        while len(data):
-            d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # one gzip member
-            pos = 0
+        while start < len(data):
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # one gzip member, from `start`
+            pos = start
             while not d.eof:
                 if pos >= len(data):
                     raise EOFError("compressed file ended before the end-of-stream marker was reached")
-                buf: bytes | memoryview = data[pos:pos + _CHUNK]
+                buf: bytes | memoryview = data[pos:pos + _IN_CHUNK]
                 pos += len(buf)
                 while buf and not d.eof:
                     chunk = d.decompress(buf, _CHUNK)
@@ -111,15 +114,25 @@ def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
                         out += chunk
                         if len(out) > limit:
                             raise _too_big(path)
-            # more members may follow (the unused input: the last slice's rest, then the slices
-            # not fed yet); zero padding is skipped
-            rest = (d.unused_data + data[pos:].tobytes()).lstrip(b"\x00")
-            if rest and rest[:2] != b"\x1f\x8b":
+            # The member ended inside the last slice fed (a suffix of it is unused): more members
+            # may follow, and zero padding between them is skipped.
+            start = _skip_zeros(data, pos - len(d.unused_data))
+            if start < len(data) and data[start:start + 2] != b"\x1f\x8b":
                 raise OSError("trailing garbage after the gzip data")
-            data = memoryview(rest)
     except (OSError, EOFError, zlib.error) as e:
         raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
     return out  # type: ignore[return-value]
+
+
+def _skip_zeros(data: memoryview, at: int) -> int:
+    """The offset of the first non-zero byte at or after `at` (len(data) if none)."""
+    while at < len(data):
+        piece = data[at:at + _IN_CHUNK].tobytes()
+        rest = piece.lstrip(b"\x00")
+        if rest:
+            return at + len(piece) - len(rest)
+        at += len(piece)
+    return at
 
 
 def _decode(path: Path, raw: bytes) -> str:

@@ -44,6 +44,7 @@ class VictimAwareChoice:
         for i, u in enumerate(order):
             for n in sorted({node_of[p.uid] for p in u.pods if p.uid in node_of}):
                 self.by_node.setdefault(n, []).append((i, u))
+        self.index_of = {id(u): i for i, u in enumerate(order)}  # `order` holds the units: ids stay unique
         # Preemptor pod uid -> (the pod, unit indexes it needed). Only pods still placed in the
         # state count, so the rollbacks of the group algorithm (a failed gang, TAS placements
         # tried one after another) undo their commitments too.
@@ -106,5 +107,4 @@ class VictimAwareChoice:
         """Record the units the pod's node needs (called before the pod is assumed there)."""
         committed = self._committed()
         units = self.needed(pod, cycle, node, committed)
-        index = {id(u): i for lst in self.by_node.values() for i, u in lst}
-        self.commits[pod.uid] = (pod, frozenset(index[id(u)] for u in units))
+        self.commits[pod.uid] = (pod, frozenset(self.index_of[id(u)] for u in units))

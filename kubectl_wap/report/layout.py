@@ -123,11 +123,11 @@ def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], 
     if title:
         out.append(title)
         out.append("")
-    out.append(_line(headers, widths, gap))
-    out.append(" " + RULE * (_total(widths, gap) - 1))
     # One format for every line (str.format pads in C: a 120k-row table is ~1 s less), and rows
     # whose wrapping cells fit their width (all of them at natural widths) skip the wrapping.
     line = (" " + gap.join(f"{{:<{w}}}" for w in widths)).format
+    out.append(line(*headers).rstrip())
+    out.append(" " + RULE * (_total(widths, gap) - 1))
     wrap_cols = [i for i, h in enumerate(headers) if h in WRAPPING]
     for r in cells:
         if len(r) == len(widths) and all(len(r[i]) <= widths[i] for i in wrap_cols):
@@ -138,10 +138,6 @@ def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], 
             out.append(line(*[x[k] if k < len(x) else "" for x in wrapped]).rstrip())
     out.append("")
     return "\n".join(out) + "\n"
-
-
-def _line(values: Sequence[str], widths: list[int], gap: str = GAP) -> str:
-    return (" " + gap.join(v.ljust(w) for v, w in zip(values, widths))).rstrip()
 
 
 def fold(text: str, width: int) -> list[str]:

@@ -27,14 +27,12 @@ from .spectemplates import API_VERSION, FORMAT_VERSION, dump_compact, encode
 
 KIND = "Snapshot"
 
-_dump = dump_compact
-
 
 def _write_body(out: IO[str], header: dict, items: Iterable[dict]) -> None:
     # The layout is what our streaming reader expects: header on the first line, one item per line.
     header = dict(header, formatVersion=FORMAT_VERSION)  # the encoding below is what makes it 2
-    out.write('{"apiVersion":' + _dump(API_VERSION) + ',"kind":' + _dump(KIND))
-    out.write(',"header":' + _dump(header) + ',"items":[')
+    out.write('{"apiVersion":' + dump_compact(API_VERSION) + ',"kind":' + dump_compact(KIND))
+    out.write(',"header":' + dump_compact(header) + ',"items":[')
     first = True
     for line in encode(items):
         if not first:

@@ -48,8 +48,6 @@ def dump_compact(obj: object) -> str:
     return json.dumps(obj, separators=_SEP, ensure_ascii=False)
 
 
-_dump = dump_compact
-
 
 def encode(items: Iterable[Any]) -> Iterator[str]:
     """The JSON text of each output line: a template right before the first pod that uses it."""
@@ -57,30 +55,30 @@ def encode(items: Iterable[Any]) -> Iterator[str]:
     rows = RowWriter()
     for item in items:
         if not isinstance(item, dict) or item.get("kind") != "Pod":
-            yield _dump(item)
+            yield dump_compact(item)
             continue
         spec = item.get("spec")
         if not isinstance(spec, dict):  # junk spec: written as it is, minus the reserved key
-            yield _dump({k: v for k, v in item.items() if k != TEMPLATE_REF})
+            yield dump_compact({k: v for k, v in item.items() if k != TEMPLATE_REF})
             continue
         # nodeName is the one spec field that differs between replicas; keep it on the pod.
         shared = {k: v for k, v in spec.items() if k != "nodeName"}
-        text = _dump(shared)
+        text = dump_compact(shared)
         tid = ids.get(text)
         if tid is None:
             tid = ids[text] = len(ids)
             yield f'{{"apiVersion":"{API_VERSION}","kind":"{TEMPLATE_KIND}","id":{tid},"spec":{text}}}'
-        found = rows.row(item, spec, tid, _dump)
+        found = rows.row(item, spec, tid, dump_compact)
         if found is not None:
             row, define = found
             if define is not None:
                 yield define
-            yield _dump(row)
+            yield dump_compact(row)
             continue
         pod = {k: v for k, v in item.items() if k != TEMPLATE_REF}  # the key is reserved in v2
         pod["spec"] = {"nodeName": spec["nodeName"]} if "nodeName" in spec else {}
         pod[TEMPLATE_REF] = tid
-        yield _dump(pod)
+        yield dump_compact(pod)
 
 
 class SpecTemplate:

@@ -19,6 +19,11 @@ priority, sum of victim priorities, victim pods.
 
 UPSTREAM-DIFF: only the unit's pods on N are put back (a unit's pods elsewhere matter only to
 cross-node plugins, which we do not re-evaluate here).
+
+`needed` is asked for every feasible node of every preemptor pod (at M, gang-256: ~38k times, each
+putting units back and running Filter), and between two pods of one gang almost every node is
+unchanged. So its answer is remembered when it can depend only on the node (see `_memo_key`):
+the pod's node-local spec, the units of N not yet committed, and N's current pods and sums.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from ..framework.schedule_one import Scheduler
 from ..model import Pod
 from .units import VictimUnit
 
+_NONE: frozenset[int] = frozenset()
 _OFFSET = 2**31  # pickOneNodeForPreemption adds MaxInt32+1 per victim so that negative priorities sum sensibly
 
 
@@ -49,6 +55,51 @@ class VictimAwareChoice:
         # state count, so the rollbacks of the group algorithm (a failed gang, TAS placements
         # tried one after another) undo their commitments too.
         self.commits: dict[str, tuple[Pod, frozenset[int]]] = {}
+        self._units_on = {n: frozenset(i for i, _ in here) for n, here in self.by_node.items()}  # unit indexes per node
+        self._memo: dict[tuple, tuple[list[VictimUnit], tuple]] = {}  # _memo_key -> (needed units, cost)
+        self._spec: dict[str, tuple] = {}  # preemptor pod uid -> _spec_key's answer
+
+    def _spec_key(self, pod: Pod, cycle: CycleData) -> tuple | None:
+        """What of the pod a node-local Filter reads, or None when needed() must not be memoized:
+        a cross-node plugin with work to do in the cycle (its data depends on pods on other nodes;
+        an inert cycle, e.g. InterPodAffinity skipped at PreFilter but kept for Score, is fine), nominated
+        pods (which of them are placed elsewhere changes their effect here), volumes or resource
+        claims (their plugins keep cluster-wide counts and allocations)."""
+        if (cycle.plugins and not cycle.inert) or not cycle.prefilter_status.ok or self.sched.nominated:
+            return None
+        if pod.volumes or pod.uses_pvcs or pod.resource_claims:
+            return None
+        key = self._spec.get(pod.uid, False)
+        if key is False:
+            key = self._spec[pod.uid] = (
+                pod.namespace, tuple(sorted(pod.requests.items())), pod.host_ports,
+                tuple(sorted(pod.node_selector.items())), pod.affinity, pod.tolerations,
+            )
+        return key
+
+    def _memo_key(self, spec: tuple, node: int, committed: set[int]) -> tuple:
+        """needed()'s inputs on one node: the pod's spec, which of the node's units are already
+        committed (the rest are candidates), and the node's state (its pods, requested sums, pod
+        count, host ports; the node object itself never changes). Content, not
+        ClusterState.version: the rollback at the end of needed() is itself a change of version."""
+        st = self.sched.state
+        units = self._units_on.get(node)
+        return (
+            spec, node, (units & committed) if units and committed else _NONE, tuple(st.node_pods[node]),
+            st.requested[node].tobytes(), int(st.pod_count[node]), tuple(st.ports[node].items()),
+        )
+
+    def _answer(self, pod: Pod, cycle: CycleData, node: int, committed: set[int], spec: tuple | None) -> tuple[list[VictimUnit], tuple]:
+        """(needed units, their cost), from the memo when spec is not None."""
+        if spec is None:
+            units = self._needed(pod, cycle, node, committed)
+            return units, self._cost(units)
+        key = self._memo_key(spec, node, committed)
+        hit = self._memo.get(key)
+        if hit is None:
+            units = self._needed(pod, cycle, node, committed)
+            hit = self._memo[key] = (units, self._cost(units))
+        return hit
 
     def _committed(self) -> set[int]:
         has = self.sched.state.has
@@ -59,6 +110,9 @@ class VictimAwareChoice:
         return out
 
     def needed(self, pod: Pod, cycle: CycleData, node: int, committed: set[int]) -> list[VictimUnit]:
+        return self._answer(pod, cycle, node, committed, self._spec_key(pod, cycle))[0]
+
+    def _needed(self, pod: Pod, cycle: CycleData, node: int, committed: set[int]) -> list[VictimUnit]:
         state, sched = self.sched.state, self.sched
         out: list[VictimUnit] = []
         cp = state.checkpoint()
@@ -99,7 +153,9 @@ class VictimAwareChoice:
         if len(feasible) <= 1:
             return feasible
         committed = self._committed()
-        costs = [self._cost(self.needed(pod, cycle, int(n), committed)) for n in feasible]
+        spec = self._spec_key(pod, cycle)
+        answer = self._answer
+        costs = [answer(pod, cycle, n, committed, spec)[1] for n in feasible.tolist()]
         best = min(costs)
         return feasible[np.array([c == best for c in costs])]
 

@@ -330,3 +330,31 @@ def test_dump_compact_keeps_what_orjson_would_change():
     assert dump_compact({"a": float("nan")}) == '{"a":NaN}'  # orjson would write null
     assert dump_compact({1: "x"}) == '{"1":"x"}'  # orjson refuses non-string keys
     assert json.loads(dump_compact({"f": 0.1, "g": 1e16})) == {"f": 0.1, "g": 1e16}
+
+
+from kubectl_wap.snapshot.podrows import _time, format_time  # noqa: E402
+
+
+def _round_trip(s):
+    """podrows._time's definition: POSIX seconds when format_time gives `s` back exactly."""
+    from datetime import datetime
+
+    if type(s) is not str or len(s) != 20 or s[19] != "Z":
+        return s
+    try:
+        t = int(datetime.fromisoformat(s).timestamp())
+        return t if format_time(t) == s else s
+    except (ValueError, OverflowError, OSError):
+        return s
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(
+    st.integers(-62135596800, 253402300799).map(format_time),
+    st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z"),
+    st.text(alphabet="0123456789-T:Z +.\u0663", min_size=20, max_size=20),
+    st.sampled_from(["2026-02-29T00:00:00Z", "2024-02-29T00:00:00Z", "2026-01-01T00:00:60Z", "0999-01-01T00:00:00Z",
+                      "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01 00:00:00Z", "+026-01-01T00:00:00Z", "\u0663026-01-01T00:00:00Z"]),
+))
+def test_row_timestamps_are_exactly_the_round_trip(s):
+    assert _time(s) == _round_trip(s)

@@ -259,6 +259,7 @@ def _paginate(
     resource_version = ""
     count = 0
     seen_tokens: set[str] = set()
+    templates = _lean.PageTemplates() if _lean is not None else None
     for _page in range(MAX_PAGES):
         query = [("limit", str(PAGE_LIMIT))]
         if token:
@@ -274,7 +275,7 @@ def _paginate(
                 f"{resp.status} {resp.server_message()}"
             )
         try:
-            doc = _decode_page(resp, spec.kind)
+            doc = _decode_page(resp, spec.kind, templates)
         except ValueError:
             raise ClusterAccessError(
                 f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
@@ -307,11 +308,11 @@ def _paginate(
     )
 
 
-def _decode_page(resp: Response, kind: str) -> Any:
+def _decode_page(resp: Response, kind: str, templates: Any = None) -> Any:
     """The page as a dict: decoded by lean.py into only the fields we read when msgspec is there
     and the page has the usual shape (issue 18), else parsed whole (json.loads)."""
     if _lean is not None:
-        found = _lean.decode_page(resp.body, kind)
+        found = _lean.decode_page(resp.body, kind, templates)
         if found is not None:
             list_kind, meta, items = found
             return {"kind": list_kind, "metadata": meta, "items": items}

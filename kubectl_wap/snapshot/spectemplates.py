@@ -62,8 +62,12 @@ def encode(items: Iterable[Any]) -> Iterator[str]:
             yield dump_compact({k: v for k, v in item.items() if k != TEMPLATE_REF})
             continue
         # nodeName is the one spec field that differs between replicas; keep it on the pod.
-        shared = {k: v for k, v in spec.items() if k != "nodeName"}
-        text = dump_compact(shared)
+        t = spec.template if type(spec) is TemplatedSpec else None
+        text = t.derived.get("text") if t is not None else None
+        if text is None:
+            text = dump_compact({k: v for k, v in spec.items() if k != "nodeName"})
+            if t is not None:
+                t.derived["text"] = text  # a template has no nodeName: its pods' text is this
         tid = ids.get(text)
         if tid is None:
             tid = ids[text] = len(ids)
@@ -83,13 +87,35 @@ def encode(items: Iterable[Any]) -> Iterator[str]:
 
 class SpecTemplate:
     """One PodSpecTemplate as read; `fields` is the converter's cache of its spec-derived model
-    fields (filled on first use, so a bad template is reported with the first pod's name)."""
+    fields (filled on first use, so a bad template is reported with the first pod's name).
+    `derived` holds what other steps compute from the spec alone, once per template (strip.py's
+    stripped and shared forms, each a SpecTemplate of its own; the writer's JSON text)."""
 
-    __slots__ = ("spec", "fields")
+    __slots__ = ("spec", "fields", "derived")
 
     def __init__(self, spec: dict) -> None:
         self.spec = spec
         self.fields: Any = None
+        self.derived: dict[str, Any] = {}
+
+
+def templated(template: SpecTemplate, node: Any, position: int) -> "TemplatedSpec":
+    """A pod's spec made of `template` (which has no nodeName) and the pod's own nodeName,
+    inserted at `position` among the template's keys (the key order a per-pod copy would have:
+    nodeName is absent when `node` is None)."""
+    spec = template.spec
+    if node is None:
+        out = TemplatedSpec(spec)
+    elif position >= len(spec):
+        out = TemplatedSpec(spec)
+        dict.__setitem__(out, "nodeName", node)
+    else:
+        items = list(spec.items())
+        out = TemplatedSpec(items[:position])
+        dict.__setitem__(out, "nodeName", node)
+        dict.update(out, items[position:])
+    out.template = template
+    return out
 
 
 class TemplatedSpec(dict):

@@ -14,6 +14,7 @@ from sys import intern
 from typing import Any, Callable
 
 from .allowlist import DROP, POD, keep, project, value_key
+from .spectemplates import SpecTemplate, TemplatedSpec, templated
 
 Obj = dict[str, Any]
 
@@ -156,11 +157,20 @@ def for_sharing(obj: Any) -> Any:
     tolerations, ...) reduced to the allow-list too. Separate from strip_object because the live
     read path (150k pods) would pay ~8 us a pod for it, and in memory unknown nested keys are
     harmless; every file write_snapshot produces goes through here."""
-    if type(obj) is not dict or obj.get("kind") != "Pod" or type(obj.get("spec")) is not dict:
+    if type(obj) is not dict or obj.get("kind") != "Pod" or not isinstance(obj.get("spec"), dict):
         return obj
     spec = obj["spec"]
+    t = spec.template if type(spec) is TemplatedSpec else None
+    if t is not None:
+        return dict(obj, spec=_per_template(spec, t, "shared", _shared_spec))
+    s = _shared_spec(spec)
+    return obj if s is spec else dict(obj, spec=s)
+
+
+def _shared_spec(spec: dict) -> dict:
+    """for_sharing's spec: `spec` itself when it has no nested stanza, else a projected copy."""
     if not any(f in spec for f in _NESTED):
-        return obj
+        return spec
     s = dict(spec)
     for field in _NESTED:
         if field in s:
@@ -169,12 +179,47 @@ def for_sharing(obj: Any) -> Any:
                 del s[field]
             else:
                 s[field] = v
-    return dict(obj, spec=s)
+    return s
+
+
+_NODE = "\x00node"  # stands for a pod's nodeName while a template's derived form is computed
+
+
+def _per_template(spec: TemplatedSpec, t: SpecTemplate, what: str, derive: Any) -> dict:
+    """`derive(spec)` for a pod whose spec is template `t` plus its own nodeName, computed once per
+    template and place of nodeName: derive() sees the pod's spec with a stand-in nodeName in the
+    pod's place, and every pod then gets the derived template with its own nodeName where derive()
+    put the stand-in. Pods of one template differ only in nodeName (a TemplatedSpec that was
+    edited has no template), and neither step reads nodeName's value beyond keeping it."""
+    keys = list(spec)
+    where = keys.index("nodeName") if "nodeName" in spec else -1
+    d = t.derived.get((what, where))
+    if d is None:
+        probe = dict(spec)
+        if where >= 0:
+            probe["nodeName"] = _NODE  # same place, stand-in value
+        out = dict(derive(probe))
+        okeys = list(out)
+        pos = okeys.index("nodeName") if "nodeName" in out else len(okeys)
+        if where >= 0 and out.get("nodeName") != _NODE:
+            return derive(spec)  # not a plain keep of nodeName: per pod (never, for our steps)
+        out.pop("nodeName", None)
+        d = t.derived[(what, where)] = (SpecTemplate(out), pos)
+    node = spec.get("nodeName") if where >= 0 else None
+    return templated(d[0], intern(node) if type(node) is str else node, d[1])
 
 
 def _pod(obj: Obj) -> Obj:
     out = _base(obj)
     spec = obj.get("spec") or {}
+    t = spec.template if type(spec) is TemplatedSpec else None
+    # Replicas share a spec template (decoded Lists, live pages, snapshot files): stripped once.
+    out["spec"] = _pod_spec(spec) if t is None else _per_template(spec, t, "stripped", _pod_spec)
+    _pod_status(obj, out)
+    return out
+
+
+def _pod_spec(spec: Any) -> Obj:
     s = _pick(spec, _POD_SPEC_KEYS)
     if isinstance(s.get("nodeName"), str):
         s["nodeName"] = intern(s["nodeName"])
@@ -189,7 +234,10 @@ def _pod(obj: Obj) -> Obj:
         s["resourceClaims"] = [
             _pick(c, ("name", "resourceClaimName", "resourceClaimTemplateName")) for c in claims
         ]
-    out["spec"] = s
+    return s
+
+
+def _pod_status(obj: Obj, out: Obj) -> None:
     status = obj.get("status") or {}
     st = _pick(status, _POD_STATUS_KEYS)
     if "resourceClaimStatuses" in st:  # the generated claim of each template claim (DRA)
@@ -208,7 +256,6 @@ def _pod(obj: Obj) -> Obj:
                 st[key] = kept
     if st:
         out["status"] = st
-    return out
 
 
 def _node(obj: Obj) -> Obj:

@@ -1,5 +1,5 @@
 """The 1.38 profile's victim-aware node choice remembers `needed` per node
-(preemption/victimaware.py `_memo_key`): on contended clusters the analysis must be exactly the one
+(preemption/victimaware.py `_answer`): on contended clusters the analysis must be exactly the one
 computed without the memo, and the memo must actually be used."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ HITS: list[int] = []
 
 
 def _run(kind, snap, memo: bool):
-    orig = victimaware.VictimAwareChoice._spec_key
+    orig = victimaware.VictimAwareChoice._spec_id
     calls = [0, 0]  # answers asked for, answers computed
     asked, computed = victimaware.VictimAwareChoice._answer, victimaware.VictimAwareChoice._needed
 
@@ -31,11 +31,11 @@ def _run(kind, snap, memo: bool):
 
     try:
         if not memo:
-            victimaware.VictimAwareChoice._spec_key = lambda self, pod, cycle: None
+            victimaware.VictimAwareChoice._spec_id = lambda self, pod, cycle: None
         victimaware.VictimAwareChoice._answer, victimaware.VictimAwareChoice._needed = count_asked, count_computed
         res = analyze(snap, kind, NS, "pre", gates=Gates(profile=V1_38))
     finally:
-        victimaware.VictimAwareChoice._spec_key = orig
+        victimaware.VictimAwareChoice._spec_id = orig
         victimaware.VictimAwareChoice._answer, victimaware.VictimAwareChoice._needed = asked, computed
     return to_document(res), calls
 

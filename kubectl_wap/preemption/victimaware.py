@@ -22,7 +22,7 @@ cross-node plugins, which we do not re-evaluate here).
 
 `needed` is asked for every feasible node of every preemptor pod (at M, gang-256: ~38k times, each
 putting units back and running Filter), and between two pods of one gang almost every node is
-unchanged. So its answer is remembered when it can depend only on the node (see `_memo_key`):
+unchanged. So its answer is remembered when it can depend only on the node (see `_answer`):
 the pod's node-local spec, the units of N not yet committed, and N's current pods and sums.
 """
 
@@ -56,50 +56,49 @@ class VictimAwareChoice:
         # tried one after another) undo their commitments too.
         self.commits: dict[str, tuple[Pod, frozenset[int]]] = {}
         self._units_on = {n: frozenset(i for i, _ in here) for n, here in self.by_node.items()}  # unit indexes per node
-        self._memo: dict[tuple, tuple[list[VictimUnit], tuple]] = {}  # _memo_key -> (needed units, cost)
-        self._spec: dict[str, tuple] = {}  # preemptor pod uid -> _spec_key's answer
+        # (spec id, node) -> (pods on the node, its committed units, needed units, their cost): the
+        # latest answer for that pod shape on that node (see _answer)
+        self._memo: dict[tuple[int, int], tuple[tuple, frozenset[int], list[VictimUnit], tuple]] = {}
+        self._spec: dict[str, int] = {}  # preemptor pod uid -> _spec_id's answer
+        self._spec_ids: dict[tuple, int] = {}
 
-    def _spec_key(self, pod: Pod, cycle: CycleData) -> tuple | None:
-        """What of the pod a node-local Filter reads, or None when needed() must not be memoized:
-        a cross-node plugin with work to do in the cycle (its data depends on pods on other nodes;
-        an inert cycle, e.g. InterPodAffinity skipped at PreFilter but kept for Score, is fine), nominated
-        pods (which of them are placed elsewhere changes their effect here), volumes or resource
-        claims (their plugins keep cluster-wide counts and allocations)."""
+    def _spec_id(self, pod: Pod, cycle: CycleData) -> int | None:
+        """A small id for what of the pod a node-local Filter reads (pods with equal ones share
+        answers), or None when needed() must not be memoized: a cross-node plugin with work to do
+        in the cycle (its data depends on pods on other nodes; an inert cycle, e.g.
+        InterPodAffinity skipped at PreFilter but kept for Score, is fine), nominated pods (which
+        of them are placed elsewhere changes their effect here), volumes or resource claims (their
+        plugins keep cluster-wide counts and allocations)."""
         if (cycle.plugins and not cycle.inert) or not cycle.prefilter_status.ok or self.sched.nominated:
             return None
         if pod.volumes or pod.uses_pvcs or pod.resource_claims:
             return None
-        key = self._spec.get(pod.uid, False)
-        if key is False:
-            key = self._spec[pod.uid] = (
-                pod.namespace, tuple(sorted(pod.requests.items())), pod.host_ports,
-                tuple(sorted(pod.node_selector.items())), pod.affinity, pod.tolerations,
-            )
-        return key
+        sid = self._spec.get(pod.uid)
+        if sid is None:
+            key = (pod.namespace, tuple(sorted(pod.requests.items())), pod.host_ports,
+                   tuple(sorted(pod.node_selector.items())), pod.affinity, pod.tolerations)
+            sid = self._spec[pod.uid] = self._spec_ids.setdefault(key, len(self._spec_ids))
+        return sid
 
-    def _memo_key(self, spec: tuple, node: int, committed: set[int]) -> tuple:
-        """needed()'s inputs on one node: the pod's spec, which of the node's units are already
-        committed (the rest are candidates), and the node's state (its pods, requested sums, pod
-        count, host ports; the node object itself never changes). Content, not
+    def _answer(self, pod: Pod, cycle: CycleData, node: int, committed: set[int], sid: int | None) -> tuple[list[VictimUnit], tuple]:
+        """(needed units, their cost); remembered per (spec id, node) with what else they depend
+        on: which of the node's units are already committed (the rest are candidates) and the pods
+        on the node (which fix its requested sums, pod count and host ports; a uid names one pod
+        object for the whole run; the node object itself never changes). The pods, not
         ClusterState.version: the rollback at the end of needed() is itself a change of version."""
-        st = self.sched.state
-        units = self._units_on.get(node)
-        return (
-            spec, node, (units & committed) if units and committed else _NONE, tuple(st.node_pods[node]),
-            st.requested[node].tobytes(), int(st.pod_count[node]), tuple(st.ports[node].items()),
-        )
-
-    def _answer(self, pod: Pod, cycle: CycleData, node: int, committed: set[int], spec: tuple | None) -> tuple[list[VictimUnit], tuple]:
-        """(needed units, their cost), from the memo when spec is not None."""
-        if spec is None:
+        if sid is None:
             units = self._needed(pod, cycle, node, committed)
             return units, self._cost(units)
-        key = self._memo_key(spec, node, committed)
-        hit = self._memo.get(key)
-        if hit is None:
-            units = self._needed(pod, cycle, node, committed)
-            hit = self._memo[key] = (units, self._cost(units))
-        return hit
+        here = tuple(self.sched.state.node_pods[node])
+        mine = self._units_on.get(node)
+        done = (mine & committed) if mine and committed else _NONE
+        hit = self._memo.get((sid, node))
+        if hit is not None and hit[0] == here and hit[1] == done:
+            return hit[2], hit[3]
+        units = self._needed(pod, cycle, node, committed)
+        cost = self._cost(units)
+        self._memo[(sid, node)] = (here, done, units, cost)
+        return units, cost
 
     def _committed(self) -> set[int]:
         has = self.sched.state.has
@@ -110,7 +109,7 @@ class VictimAwareChoice:
         return out
 
     def needed(self, pod: Pod, cycle: CycleData, node: int, committed: set[int]) -> list[VictimUnit]:
-        return self._answer(pod, cycle, node, committed, self._spec_key(pod, cycle))[0]
+        return self._answer(pod, cycle, node, committed, self._spec_id(pod, cycle))[0]
 
     def _needed(self, pod: Pod, cycle: CycleData, node: int, committed: set[int]) -> list[VictimUnit]:
         state, sched = self.sched.state, self.sched
@@ -153,9 +152,9 @@ class VictimAwareChoice:
         if len(feasible) <= 1:
             return feasible
         committed = self._committed()
-        spec = self._spec_key(pod, cycle)
+        sid = self._spec_id(pod, cycle)
         answer = self._answer
-        costs = [answer(pod, cycle, n, committed, spec)[1] for n in feasible.tolist()]
+        costs = [answer(pod, cycle, n, committed, sid)[1] for n in feasible.tolist()]
         best = min(costs)
         return feasible[np.array([c == best for c in costs])]
 

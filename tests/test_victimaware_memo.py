@@ -86,3 +86,39 @@ def test_a_unit_committed_elsewhere_is_not_answered_from_the_memo():
         doc, _ = _run("podgroup", snap, memo)
         assert sorted((p["pod"]["name"], p["node"]) for p in doc["placements"]) == [("p1", "n2"), ("p2", "n0"), ("p3", "n1")], memo
         assert sorted(p["name"] for u in doc["victimUnits"] for p in u["pods"]) == ["s2", "v-0", "v-1"]
+
+
+def test_a_nominated_pod_placed_elsewhere_stops_counting_on_its_node():
+    """m2 is nominated to n0 but may only run on n2. When m1 weighs n0, m2 still counts there
+    (filter_with_nominated), so u1 cannot come back next to m1: n0 needs [u1]. m1 takes n4 (the
+    cheapest victim), m2 takes n2. For m3, same shape as m1 and n0 unchanged, m2 is placed now and
+    no longer counts: n0 needs nothing, and wins over n4 (also free, since u4 is committed, but
+    fuller). A memo that ignored the nominated pods would answer [u1] and send m3 to n4."""
+    from kubectl_wap.model import Node, PodGroup, Snapshot, Taint, Toleration
+    from test_properties_contention import _pod
+
+    host = "kubernetes.io/hostname"
+
+    def node(name, **kw):
+        labels = {host: name, **kw.pop("labels", {})}
+        return Node(name=name, uid=f"uid-{name}", labels=labels, allocatable={"cpu": 3000, "memory": 16 * 1024**3, "pods": 110}, **kw)
+
+    nodes = [node("n0"), node("n1"), node("n3"), node("n4"),
+             node("n2", labels={"pool": "x"}, taints=(Taint("dedicated", "m2", "NoSchedule"),))]
+    pods = [
+        _pod("default", "u1", 1500, node="n0", prio=100, start=1.0),
+        _pod("default", "u2", 2500, node="n1", prio=100, start=1.0),
+        _pod("default", "u3", 2500, node="n3", prio=0, start=1.0),
+        _pod("default", "u4", 2500, node="n4", prio=-10, start=1.0),
+        _pod(NS, "m1", 1000, prio=1000, group="pre"),
+        _pod(NS, "m2", 1000, prio=1000, group="pre", nominated_node_name="n0", node_selector={"pool": "x"},
+             tolerations=(Toleration("dedicated", "Equal", "m2", "NoSchedule"),)),
+        _pod(NS, "m3", 1000, prio=1000, group="pre"),
+    ]
+    snap = Snapshot(nodes=nodes, pods=pods, pod_groups=[PodGroup(NS, "pre", uid="uid-pre", policy="gang", min_count=3, priority=1000)])
+    for memo in (True, False):
+        doc, calls = _run("podgroup", snap, memo)
+        assert doc["outcome"] == "Preempt", memo
+        assert sorted((p["pod"]["name"], p["node"]) for p in doc["placements"]) == [("m1", "n4"), ("m2", "n2"), ("m3", "n0")], memo
+        if memo:
+            assert calls[0] > calls[1]  # with a nominated pod in the cluster, m3 had answers from the memo (n1, n3)

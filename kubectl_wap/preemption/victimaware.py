@@ -66,30 +66,36 @@ class VictimAwareChoice:
         """A small id for what of the pod a node-local Filter reads (pods with equal ones share
         answers), or None when needed() must not be memoized: a cross-node plugin with work to do
         in the cycle (its data depends on pods on other nodes; an inert cycle, e.g.
-        InterPodAffinity skipped at PreFilter but kept for Score, is fine), nominated pods (which
-        of them are placed elsewhere changes their effect here), volumes or resource claims (their
-        plugins keep cluster-wide counts and allocations)."""
-        if (cycle.plugins and not cycle.inert) or not cycle.prefilter_status.ok or self.sched.nominated:
+        InterPodAffinity skipped at PreFilter but kept for Score, is fine), a pod that is itself
+        nominated (it never counts against itself: the answer would depend on the pod, not its
+        shape), volumes or resource claims (their plugins keep cluster-wide counts and
+        allocations). The priority is part of the shape: nominated pods count against pods of
+        lower or equal priority only."""
+        if (cycle.plugins and not cycle.inert) or not cycle.prefilter_status.ok:
             return None
-        if pod.volumes or pod.uses_pvcs or pod.resource_claims:
+        if pod.volumes or pod.uses_pvcs or pod.resource_claims or self.sched.noms.node_of(pod.uid) is not None:
             return None
         sid = self._spec.get(pod.uid)
         if sid is None:
-            key = (pod.namespace, tuple(sorted(pod.requests.items())), pod.host_ports,
+            key = (pod.namespace, pod.priority or 0, tuple(sorted(pod.requests.items())), pod.host_ports,
                    tuple(sorted(pod.node_selector.items())), pod.affinity, pod.tolerations)
             sid = self._spec[pod.uid] = self._spec_ids.setdefault(key, len(self._spec_ids))
         return sid
 
     def _answer(self, pod: Pod, cycle: CycleData, node: int, committed: set[int], sid: int | None) -> tuple[list[VictimUnit], tuple]:
         """(needed units, their cost); remembered per (spec id, node) with what else they depend
-        on: which of the node's units are already committed (the rest are candidates) and the pods
+        on: which of the node's units are already committed (the rest are candidates), the pods
         on the node (which fix its requested sums, pod count and host ports; a uid names one pod
-        object for the whole run; the node object itself never changes). The pods, not
+        object for the whole run; the node object itself never changes) and the pods nominated to
+        it that are not placed yet (filter_with_nominated adds them). The pods, not
         ClusterState.version: the rollback at the end of needed() is itself a change of version."""
         if sid is None:
             units = self._needed(pod, cycle, node, committed)
             return units, self._cost(units)
-        here = tuple(self.sched.state.node_pods[node])
+        st, noms = self.sched.state, self.sched.nominated
+        here = tuple(st.node_pods[node])
+        if node in noms:  # the pods nominated here that count: those not placed anywhere yet
+            here = (here, tuple(p.uid for p in noms[node] if not st.has(p)))
         mine = self._units_on.get(node)
         done = (mine & committed) if mine and committed else _NONE
         hit = self._memo.get((sid, node))

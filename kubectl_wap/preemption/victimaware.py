@@ -110,7 +110,7 @@ class VictimAwareChoice:
         has = self.sched.state.has
         out: set[int] = set()
         for pod, units in self.commits.values():
-            if has(pod):
+            if units and has(pod):  # most pods commit nothing: skip the lookup
                 out |= units
         return out
 

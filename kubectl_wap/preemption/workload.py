@@ -248,14 +248,15 @@ def _post_filter(
     ) + (" ..." if len(ordered) > 10 else ""))
 
     cp = state.checkpoint()
+    classified: tuple | None = None
     try:
         # node_of: where every pod (each potential victim among them) ran before the removal.
         node_of = state.remove_pods([p for u in potential for p in u.pods], keep)
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states);
         # under the 1.38 profile each pod's node choice prefers the cheapest new victims.
         if profile.victim_aware_placement:
-            viol, nonviol, _ = classify(ordered, snap.pdbs, profile)
-            sched.preference = VictimAwareChoice(sched, viol + nonviol, node_of)
+            classified = classify(ordered, snap.pdbs, profile)
+            sched.preference = VictimAwareChoice(sched, classified[0] + classified[1], node_of)
             steps.append("Victim-aware node choice (Kubernetes 1.38 rules): each preemptor pod goes to the feasible node whose new "
                          "victims cost least (no new victim, fewest PDB violations, lowest highest priority, lowest sum, fewest pods), "
                          "then the score plugins decide.")
@@ -283,7 +284,9 @@ def _post_filter(
                      + ", ".join(f"{n}: {c}" for n, c in _per_node(proposed)) + ").")
 
         # 5. PDB classification on the importance order; reprieve violating units first.
-        violating, non_violating, which = classify(ordered, snap.pdbs, profile)
+        # The same classification as above when the victim-aware choice made it (same units, same
+        # order, same budgets: classify depends on nothing else).
+        violating, non_violating, which = classified or classify(ordered, snap.pdbs, profile)
         steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         order = violating + non_violating
         if profile.reprieval == "two-phase":

@@ -88,15 +88,16 @@ def encode(items: Iterable[Any]) -> Iterator[str]:
 class SpecTemplate:
     """One PodSpecTemplate as read; `fields` is the converter's cache of its spec-derived model
     fields (filled on first use, so a bad template is reported with the first pod's name).
-    `derived` holds what other steps compute from the spec alone, once per template (strip.py's
-    stripped and shared forms, each a SpecTemplate of its own; the writer's JSON text)."""
+    `derived` holds what other steps compute from the spec alone, once per template: strip.py's
+    stripped and shared forms (keyed by step and nodeName's place, each a SpecTemplate of its
+    own with that place) and the writer's JSON text (key "text")."""
 
     __slots__ = ("spec", "fields", "derived")
 
     def __init__(self, spec: dict) -> None:
         self.spec = spec
         self.fields: Any = None
-        self.derived: dict[str, Any] = {}
+        self.derived: dict[Any, Any] = {}
 
 
 def templated(template: SpecTemplate, node: Any, position: int) -> "TemplatedSpec":

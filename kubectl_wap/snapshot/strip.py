@@ -185,7 +185,7 @@ def _shared_spec(spec: dict) -> dict:
 _NODE = "\x00node"  # stands for a pod's nodeName while a template's derived form is computed
 
 
-def _per_template(spec: TemplatedSpec, t: SpecTemplate, what: str, derive: Any) -> dict:
+def _per_template(spec: TemplatedSpec, t: SpecTemplate, what: str, derive: Callable[[Any], Obj]) -> Obj:
     """`derive(spec)` for a pod whose spec is template `t` plus its own nodeName, computed once per
     template and place of nodeName: derive() sees the pod's spec with a stand-in nodeName in the
     pod's place, and every pod then gets the derived template with its own nodeName where derive()

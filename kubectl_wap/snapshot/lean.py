@@ -40,7 +40,7 @@ from typing import Any, Iterator, Union
 import msgspec
 import msgspec.structs
 
-from .spectemplates import SpecTemplate, TemplatedSpec
+from .spectemplates import SpecTemplate, templated
 
 _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fields
 
@@ -241,11 +241,7 @@ class _Templates:
             if len(self._by_key) > 100_000:
                 self._by_key.clear()
             t = self._by_key[key] = SpecTemplate(_to_builtins(spec))
-        own = TemplatedSpec(t.spec)
-        if node is not None:
-            dict.__setitem__(own, "nodeName", node)
-        own.template = t
-        out["spec"] = own
+        out["spec"] = templated(t, node)
         return out
 
 

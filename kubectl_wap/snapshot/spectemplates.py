@@ -48,7 +48,6 @@ def dump_compact(obj: object) -> str:
     return json.dumps(obj, separators=_SEP, ensure_ascii=False)
 
 
-
 def encode(items: Iterable[Any]) -> Iterator[str]:
     """The JSON text of each output line: a template right before the first pod that uses it."""
     ids: dict[str, int] = {}
@@ -100,14 +99,15 @@ class SpecTemplate:
         self.derived: dict[Any, Any] = {}
 
 
-def templated(template: SpecTemplate, node: Any, position: int) -> "TemplatedSpec":
-    """A pod's spec made of `template` (which has no nodeName) and the pod's own nodeName,
-    inserted at `position` among the template's keys (the key order a per-pod copy would have:
-    nodeName is absent when `node` is None)."""
+def templated(template: SpecTemplate, node: Any, position: int | None = None) -> "TemplatedSpec":
+    """A pod's spec made of `template` and the pod's own nodeName, inserted at `position` among
+    the template's keys (the key order a per-pod copy would have), or after them when `position`
+    is None (as the readers expand a row or a templated pod; a template that carries a nodeName
+    of its own has it replaced in place). nodeName is absent when `node` is None."""
     spec = template.spec
     if node is None:
         out = TemplatedSpec(spec)
-    elif position >= len(spec):
+    elif position is None or position >= len(spec):
         out = TemplatedSpec(spec)
         dict.__setitem__(out, "nodeName", node)
     else:
@@ -201,12 +201,7 @@ class Decoder:
         return self.item(obj, n)
 
     def _expand_row(self, row: list, n: int) -> dict:
-        t = self._template(row[0], n)
-        spec = TemplatedSpec(t.spec)
-        node = row[6]
-        if node is not None:
-            dict.__setitem__(spec, "nodeName", node)
-        spec.template = t
+        spec = templated(self._template(row[0], n), row[6])
         labels = row[4]
         if type(labels) is int:
             labels = self._labelset(labels, n).labels
@@ -227,12 +222,9 @@ class Decoder:
             t = self._template(ref, n)
             own = obj.get("spec")
             if not own:
-                spec = TemplatedSpec(t.spec)
-                spec.template = t
+                spec = templated(t, None)
             elif type(own) is dict and len(own) == 1 and type(own.get("nodeName")) is str:
-                spec = TemplatedSpec(t.spec)
-                dict.__setitem__(spec, "nodeName", own["nodeName"])
-                spec.template = t
+                spec = templated(t, own["nodeName"])
             elif type(own) is dict:
                 spec = dict(t.spec)  # fields beyond nodeName: an ordinary spec, converted as such
                 spec.update(own)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_wap.preemption.analyze import analyze
+from test_candidate_columns import same_verdicts
 from test_properties import PRE_NAME, PRE_NS, cluster_strategy
 
 
@@ -28,6 +29,7 @@ def _check(snap):
     fast = analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=True)
     literal = analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=False)
     assert _summary(fast) == _summary(literal)
+    same_verdicts(fast, literal)  # every verdict field by field (the fast path's columnar passes)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,6 +53,7 @@ def test_fast_equals_literal_demo():
     literal = analyze(snap, "podgroup", "ml", "job-1", fast=False)
     assert fast.outcome == "Preempt"
     assert _summary(fast) == _summary(literal)
+    same_verdicts(fast, literal)
 
 
 def test_per_pod_label_read_by_a_victims_anti_affinity():

@@ -40,18 +40,22 @@ def by_importance_literal(units: list[VictimUnit]) -> list[VictimUnit]:
 
 def importance_order(keys: list[tuple]) -> list[int]:
     """Indices of `keys` (importance_key tuples) in ascending key order, ties by position: the
-    permutation a stable sort by the tuples gives. The four numeric keys go to np.lexsort (stable);
-    each run of units equal on all four is then sorted by the first pod's UID in Python (at L, ~6k
-    of 113k units sit in such runs). Pulling each column out with a comprehension costs ~5 ms per
-    100k units; `zip(*keys)` would cost 0.5 s (one iterator per unit)."""
+    permutation a stable sort by the tuples gives. Pulling each column out with a comprehension
+    costs ~5 ms per 100k units; `zip(*keys)` would cost 0.5 s (one iterator per unit)."""
     n = len(keys)
-    prio = np.fromiter([k[0] for k in keys], np.int64, n)
-    rank = np.fromiter([k[1] for k in keys], np.int64, n)
-    size = np.fromiter([k[2] for k in keys], np.int64, n)
-    start = np.fromiter([k[3] for k in keys], np.float64, n)  # +inf: not started
-    order = np.lexsort((start, size, rank, prio))  # last key is primary
-    p, r, z, s = prio[order], rank[order], size[order], start[order]
-    same = (p[1:] == p[:-1]) & (r[1:] == r[:-1]) & (z[1:] == z[:-1]) & (s[1:] == s[:-1])
+    cols = [np.fromiter([k[j] for k in keys], np.float64 if j == 3 else np.int64, n) for j in range(4)]
+    return _lexsort_then_uid(cols, [k[4] for k in keys])
+
+
+def _lexsort_then_uid(cols: list[np.ndarray], uids: list[str]) -> list[int]:
+    """The four numeric key columns (in key order) go to np.lexsort (stable); each run of units
+    equal on all four is then sorted by the UID column in Python (at L, ~6k of 113k units sit in
+    such runs)."""
+    order = np.lexsort(cols[::-1])  # last key is primary
+    sorted_cols = [c[order] for c in cols]
+    same = np.ones(len(order) - 1 if len(order) else 0, dtype=bool)
+    for c in sorted_cols:
+        same &= c[1:] == c[:-1]
     out: list[int] = order.tolist()
     if not same.any():
         return out
@@ -63,8 +67,37 @@ def importance_order(keys: list[tuple]) -> list[int]:
     ends = (np.concatenate((tied[breaks], [tied[-1]])) + 2).tolist()
     for a, b in zip(starts, ends):
         # sorted() is stable: equal UIDs keep lexsort's (input) order, as the tuple sort would.
-        out[a:b] = sorted(out[a:b], key=lambda i: keys[i][4])
+        out[a:b] = sorted(out[a:b], key=uids.__getitem__)
     return out
+
+
+def _layout() -> list[tuple[int, int]] | None:
+    """Where importance_key puts each input and with which sign, read off the key itself so that
+    it stays the only encoding of the order: (input, sign) per numeric key position, inputs
+    numbered priority 0, rank 1, size 2, start 3. None unless the key is four numbers then the
+    UID (the form importance_order_columns sorts)."""
+    probe = importance_key(2, 3, 5, 7.0, "u")
+    if len(probe) != 5 or probe[4] != "u":
+        return None
+    out = []
+    for v in probe[:4]:
+        if isinstance(v, str) or abs(v) not in (2, 3, 5, 7):
+            return None
+        out.append(((2, 3, 5, 7).index(abs(v)), 1 if v > 0 else -1))
+    return out if sorted(w for w, _ in out) == [0, 1, 2, 3] else None
+
+
+def importance_order_columns(priority: np.ndarray, rank: np.ndarray, size: np.ndarray, start: np.ndarray,
+                             uids: list[str]) -> list[int]:
+    """importance_order for units given as columns (preemption/candidates.py): the same
+    permutation as sorting the units' importance_key tuples stably."""
+    layout = _layout()
+    inputs = (priority, rank, size, start)
+    if layout is None:  # importance_key no longer has the columnar form: sort its tuples
+        keys = [importance_key(int(a), int(b), int(c), float(d), u) for a, b, c, d, u in
+                zip(priority.tolist(), rank.tolist(), size.tolist(), start.tolist(), uids)]
+        return sorted(range(len(keys)), key=keys.__getitem__)
+    return _lexsort_then_uid([inputs[w] * sign for w, sign in layout], uids)
 
 
 def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:

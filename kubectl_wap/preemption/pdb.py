@@ -71,27 +71,36 @@ class _PdbIndex:
         return out
 
 
-def classify(
-    units: list[VictimUnit], pdbs: list[PodDisruptionBudget], profile: Profile = DEFAULT,
-) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
-    """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
-    allowed = [p.disruptions_allowed for p in pdbs]
-    index = _PdbIndex(pdbs)
-    violating: list[VictimUnit] = []
-    non_violating: list[VictimUnit] = []
-    which: dict[str, list[str]] = {}
-    # Matching PDBs per (namespace, labels mapping): pods of one template share their labels
-    # mapping (the converter interns label sets), so each distinct set is matched once. The
-    # mappings stay alive with their pods for the whole call, so their ids are stable.
-    matching: dict[tuple[str, int], list[int]] = {}
-    for u in units:
+class Budgets:
+    """The PDB budgets of one classification, consumed pod by pod (FilterVictimsWithPDBViolation's
+    loop body). Matching PDBs are kept per (namespace, labels mapping): pods of one template share
+    their labels mapping (the converter interns label sets), so each distinct set is matched once.
+    The mappings stay alive with their pods for the whole classification, so their ids are stable."""
+
+    def __init__(self, pdbs: list[PodDisruptionBudget], profile: Profile = DEFAULT):
+        self.pdbs = pdbs
+        self.profile = profile
+        self.allowed = [p.disruptions_allowed for p in pdbs]
+        self.index = _PdbIndex(pdbs)
+        self.matching: dict[tuple[str, int], list[int]] = {}
+
+    def matches(self, pod: Pod) -> list[int]:
+        """Indices of the PDBs that select the pod, in list order."""
+        key = (pod.namespace, id(pod.labels))
+        cands = self.matching.get(key)
+        if cands is None:
+            pdbs, profile = self.pdbs, self.profile
+            cands = self.matching[key] = [i for i in self.index.candidates(pod) if pdb_matches(pdbs[i], pod, profile)]
+        return cands
+
+    def consume(self, pods: list[Pod]) -> tuple[int, list[str] | None]:
+        """Take the unit's pods out of the budgets: (how many of them violate a PDB, the names of
+        the PDBs they violate, None when none)."""
         count = 0
         names: list[str] | None = None
-        for pod in u.pods:
-            key = (pod.namespace, id(pod.labels))
-            cands = matching.get(key)
-            if cands is None:
-                cands = matching[key] = [i for i in index.candidates(pod) if pdb_matches(pdbs[i], pod, profile)]
+        pdbs, allowed = self.pdbs, self.allowed
+        for pod in pods:
+            cands = self.matches(pod)
             if not cands:
                 continue
             violated = False
@@ -111,11 +120,23 @@ def classify(
                     break  # podIsViolating returns at the first violated budget
             if violated:
                 count += 1
+        return count, names
+
+
+def classify(
+    units: list[VictimUnit], pdbs: list[PodDisruptionBudget], profile: Profile = DEFAULT,
+) -> tuple[list[VictimUnit], list[VictimUnit], dict[str, list[str]]]:
+    """(violating, non_violating, unit key -> names of PDBs it violates). Sets violate_count."""
+    budgets = Budgets(pdbs, profile)
+    violating: list[VictimUnit] = []
+    non_violating: list[VictimUnit] = []
+    which: dict[str, list[str]] = {}
+    for u in units:
+        count, names = budgets.consume(u.pods)
+        u.violate_count = count
         if not count:
-            u.violate_count = 0
             non_violating.append(u)
             continue
-        u.violate_count = count
         violating.append(u)
         which[u.key] = names or []
     return violating, non_violating, which

@@ -187,22 +187,33 @@ def unit_has_cross_node_terms(unit: VictimUnit) -> bool:
     return any(p.affinity is not None and p.affinity.pod_anti_affinity_required for p in unit.pods)
 
 
-_FITS = ReprieveOutcome(True)  # shared by every trivially spared unit; never mutated
+FITS = ReprieveOutcome(True)  # shared by every trivially spared unit; never mutated
 
 
-def reprieve_in_order(
-    sched: Scheduler, order: list[VictimUnit], valid: list[Assignment], node_of: dict[str, int], fast: bool = True,
-    leaked: bool = False,
-) -> list[ReprieveOutcome]:
-    """The reprieval loop of selectVictimsOnDomain: try to put back each unit in `order`
-    (PDB-violating units first, each group by importance); one outcome per unit, in order.
+@dataclass(slots=True)
+class ReprievePlan:
+    """What the reprieval loop decides once for all units (reprieve_in_order's preamble)."""
+
+    fast: bool  # the fast path (False: replay every assignment for every unit, as upstream)
+    by_node: dict[int, list[tuple[int, Assignment]]]
+    preemptor_cross: bool  # a placed preemptor pod carries cross-node terms
+    groups: list[list[int]] | None  # signature_groups (fast path)
+    touched: set[int]  # nodes holding a placed preemptor pod
+    trivial: bool  # a unit off `touched` without cross-node terms fits without a check
+    dra: bool  # _dra_in_play
+
+    def reprieve(self, sched: Scheduler, unit: VictimUnit, valid: list[Assignment], node_of: dict[str, int]) -> ReprieveOutcome:
+        return reprieve(sched, unit, valid, node_of, self.by_node, fast=self.fast, preemptor_cross=self.preemptor_cross,
+                        groups=self.groups, dra=self.dra)
+
+
+def plan_reprieval(sched: Scheduler, units: list[VictimUnit], valid: list[Assignment], fast: bool = True,
+                   leaked: bool = False) -> ReprievePlan:
+    """The reprieval loop's decisions before its first unit. `units` must include every unit with
+    cross-node terms (signature_label_keys reads theirs; it skips the others).
 
     `leaked`: `valid` holds assignments of a failed child group (GroupResult.leaked), placed and
-    then reverted, so the pods placed after them never saw them.
-
-    The common case is decided inline: with the fast path on and no cross-node terms on either
-    side, a unit whose nodes hold no preemptor pod fits without any replay, which is what almost
-    all of a large cluster's candidates are."""
+    then reverted, so the pods placed after them never saw them."""
     if fast and any(getattr(p, "needs_literal_replay", False) for a in valid for p, _ in a.cycle.plugins):
         # A volume plugin in play (a ReadWriteOncePod claim count, CSI attach limits): its
         # verdicts follow neither the node-local nor the cross-node split below.
@@ -217,17 +228,31 @@ def reprieve_in_order(
         fast = False
     by_node = index_by_node(valid)
     preemptor_cross = preemptor_has_cross_node_terms(valid, sched.state)
-    groups = signature_groups(valid, signature_label_keys(order, valid)) if fast else None
-    touched = set(by_node)
-    trivial = fast and not preemptor_cross
-    dra = _dra_in_play(valid)  # once, not per unit: O(assignments) each time
+    groups = signature_groups(valid, signature_label_keys(units, valid)) if fast else None
+    return ReprievePlan(fast, by_node, preemptor_cross, groups, set(by_node), fast and not preemptor_cross,
+                        _dra_in_play(valid))  # DRA once, not per unit: O(assignments) each time
+
+
+def reprieve_in_order(
+    sched: Scheduler, order: list[VictimUnit], valid: list[Assignment], node_of: dict[str, int], fast: bool = True,
+    leaked: bool = False,
+) -> list[ReprieveOutcome]:
+    """The reprieval loop of selectVictimsOnDomain: try to put back each unit in `order`
+    (PDB-violating units first, each group by importance); one outcome per unit, in order.
+    `leaked`: see plan_reprieval.
+
+    The common case is decided inline: with the fast path on and no cross-node terms on either
+    side, a unit whose nodes hold no preemptor pod fits without any replay, which is what almost
+    all of a large cluster's candidates are (preemption/candidates.py decides it for all of them
+    at once)."""
+    plan = plan_reprieval(sched, order, valid, fast, leaked)
+    trivial, touched = plan.trivial, plan.touched
     out: list[ReprieveOutcome] = []
     for u in order:
         if trivial and u.nodes.isdisjoint(touched) and not unit_has_cross_node_terms(u):
-            out.append(_FITS)
+            out.append(FITS)
         else:
-            out.append(reprieve(sched, u, valid, node_of, by_node, fast=fast, preemptor_cross=preemptor_cross,
-                                groups=groups, dra=dra))
+            out.append(plan.reprieve(sched, u, valid, node_of))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..framework.status import Status
@@ -87,8 +88,10 @@ class Result:
     unplaced: list[tuple[Pod, str]] = field(default_factory=list)
     nominated_node: str | None = None
     victims: list[UnitVerdict] = field(default_factory=list)  # units preempted, output order
-    reprieved: list[UnitVerdict] = field(default_factory=list)
-    candidates: list[UnitVerdict] = field(default_factory=list)  # every unit, reprieve order
+    # Spared units, and every unit in reprieve order: lists, or for workload-aware preemption's
+    # fast path candidates.Verdicts (built when read; see verdict_flags and spared_on).
+    reprieved: Sequence[UnitVerdict] = field(default_factory=list)
+    candidates: Sequence[UnitVerdict] = field(default_factory=list)
     num_pdb_violations: int = 0
     num_potential: int = 0  # candidate units (lower priority) considered by workload-aware preemption
     warnings: list[str] = field(default_factory=list)
@@ -101,3 +104,19 @@ class Result:
     @property
     def victim_pods(self) -> list[Pod]:
         return [p for v in self.victims for p in v.unit.pods]
+
+
+def verdict_flags(verdicts: Sequence[UnitVerdict]) -> tuple[list[bool], list[bool]]:
+    """(spared, violates a PDB) per verdict; a Verdicts sequence answers without building them."""
+    flags = getattr(verdicts, "flags", None)
+    if flags is not None:
+        return flags()
+    return [v.reprieved for v in verdicts], [v.violates_pdb for v in verdicts]
+
+
+def spared_on(verdicts: Sequence[UnitVerdict], nodes: set[str]) -> list[UnitVerdict]:
+    """The verdicts whose unit has a pod on one of these nodes (by the pods' nodeName)."""
+    pick = getattr(verdicts, "on_nodes", None)
+    if pick is not None:
+        return pick(nodes)
+    return [v for v in verdicts if any(p.node_name in nodes for p in v.unit.pods)]

@@ -104,23 +104,63 @@ def highest_all_ancestor(leaf: PodGroup, index: GroupIndex) -> PodGroup | Compos
     return best
 
 
-def build_units(
+class Candidates:
+    """The preemption units among the pods of a state, as build_units' walk finds them, held as
+    columns: unit k's first pod (a single-pod unit's only pod), node (-1: a group unit, which may
+    span nodes), effective priority and rank, and an index into `metas` for the rest of a
+    single-pod unit's fields (disruption mode, group, priority source). Almost every candidate of
+    a large cluster is a single-pod unit: its VictimUnit is built only when something asks for
+    it (`unit(k)`), and the passes of workload-aware preemption (preemption/candidates.py) work
+    on the columns. Group units are VictimUnits from the start (`objs`)."""
+
+    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate")
+
+    def __init__(self) -> None:
+        self.pods: list[Pod] = []
+        self.node: list[int] = []
+        self.prio: list[int] = []
+        self.rank: list[int] = []
+        self.meta: list[int] = []  # index into metas; -1 for a group unit
+        self.metas: list[tuple[str, str | None, str]] = [("", None, "")]  # (mode, group, source); 0: a plain pod
+        self.objs: list[VictimUnit | None] = []  # group units, and single-pod units once built
+        self.groups: list[int] = []  # indices of the group units
+        self.victim_pods: list[Pod] = []  # every pod of every unit, in unit order
+        self.violate: list[int] | None = None  # PDB-violating pods per unit, once classified
+
+    def __len__(self) -> int:
+        return len(self.pods)
+
+    def unit(self, k: int) -> VictimUnit:
+        u = self.objs[k]
+        if u is None:
+            mode, group, source = self.metas[self.meta[k]]
+            u = self.objs[k] = _pod_unit(self.pods[k], _node_set(self.node[k]), self.prio[k], self.rank[k], mode, group, source)
+            if self.violate is not None:
+                u.violate_count = self.violate[k]
+        return u
+
+    def units(self) -> list[VictimUnit]:
+        unit = self.unit
+        return [unit(k) for k in range(len(self.pods))]
+
+
+def collect(
     state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
     keep: list[Pod] | None = None,
-) -> list[VictimUnit]:
+) -> Candidates:
     """Every preemption unit among the pods currently in `state`, cluster-wide. Nodes are walked
     in name order and pods in node order; group units are deduplicated by their All ancestor.
-    With `below`, only units whose effective priority is lower are built (the potential victims
-    of a preemptor of that priority; the others would be filtered out anyway), and the pods left
-    out are appended to `keep` when given (ClusterState.remove_pods can rebuild from them)."""
-    units: list[VictimUnit] = []
-    append = units.append
+    With `below`, only units whose effective priority is lower are collected (the potential
+    victims of a preemptor of that priority; the others would be filtered out anyway), and the
+    pods left out are appended to `keep` when given (ClusterState.remove_pods can rebuild from
+    them)."""
+    c = Candidates()
+    pods_, node_, prio_, rank_, meta_, objs_, victim_pods = c.pods, c.node, c.prio, c.rank, c.meta, c.objs, c.victim_pods
     done_groups: set[tuple[str, str, str]] = set()
-    # Per leaf group: (priority, source, leaf, highest All ancestor); pods of a group share it.
+    # Per leaf group: (priority, source, leaf, highest All ancestor, meta index); pods of a group share it.
     per_leaf: dict[tuple[str, str], tuple] = {}
     limit = below
     for idx, on_node in enumerate(state.node_pods):
-        here = _node_set(idx)
         for pod in on_node.values():
             pgn = pod.pod_group_name if generic_workload else None
             if not pgn:
@@ -129,7 +169,13 @@ def build_units(
                     if keep is not None:
                         keep.append(pod)
                     continue
-                append(_pod_unit(pod, here, prio, POD_RANK, "", None, ""))
+                pods_.append(pod)
+                node_.append(idx)
+                prio_.append(prio)
+                rank_.append(POD_RANK)
+                meta_.append(0)
+                objs_.append(None)
+                victim_pods.append(pod)
                 continue
             lk = (pod.namespace, pgn)
             hit = per_leaf.get(lk)
@@ -137,10 +183,11 @@ def build_units(
                 leaf = index.leaf_of(pod)
                 prio, source = effective_priority(pod, index, generic_workload)
                 anc = highest_all_ancestor(leaf, index) if leaf is not None else None
-                hit = (prio, source, leaf, anc)
+                c.metas.append((leaf.disruption_mode if leaf is not None else "", leaf.name if leaf is not None else pgn, source))
+                hit = (prio, source, leaf, anc, len(c.metas) - 1)
                 if leaf is not None:  # a missing leaf falls back to each pod's own priority
                     per_leaf[lk] = hit
-            prio, source, leaf, anc = hit
+            prio, source, leaf, anc, meta = hit
             if limit is not None and prio >= limit:
                 if keep is not None:
                     keep.append(pod)
@@ -170,10 +217,30 @@ def build_units(
                         anti_affinity=any(_anti(p) for p in pods),
                     )
                     u.importance = importance_key(prio, u.rank, len(pods), u.earliest_start, pods[0].uid)
-                    append(u)
+                    pods_.append(pods[0])
+                    node_.append(-1)
+                    prio_.append(prio)
+                    rank_.append(u.rank)
+                    meta_.append(-1)
+                    c.groups.append(len(objs_))
+                    objs_.append(u)
+                    victim_pods.extend(pods)
                     continue
                 # Fallback: no scheduled pods resolvable -> a single-pod victim.
             # A single pod; a member of a group gets the PodGroup rank (upstream TODO in NewPodVictim).
-            append(_pod_unit(pod, here, prio, PODGROUP_RANK, leaf.disruption_mode if leaf is not None else "",
-                             leaf.name if leaf is not None else pgn, source))
-    return units
+            pods_.append(pod)
+            node_.append(idx)
+            prio_.append(prio)
+            rank_.append(PODGROUP_RANK)
+            meta_.append(meta)
+            objs_.append(None)
+            victim_pods.append(pod)
+    return c
+
+
+def build_units(
+    state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
+    keep: list[Pod] | None = None,
+) -> list[VictimUnit]:
+    """Every preemption unit among the pods currently in `state` (see collect), as VictimUnits."""
+    return collect(state, index, generic_workload, below, keep).units()

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.podgroup import PodGroupScheduler, pending_pods
 from ..framework.schedule_one import Scheduler
@@ -14,6 +16,8 @@ from ..model import NEVER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
 from .importance import by_importance
+from .candidates import choose_victims, reprieve_order, verdict
+from .candidates import importance_order as column_order
 from .pdb import classify
 from .reprieval import reprieve_in_order
 from .result import (
@@ -28,9 +32,10 @@ from .result import (
     Preemptor,
     Result,
     UnitVerdict,
+    verdict_flags,
 )
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
-from .units import build_units, effective_priority
+from .units import collect, effective_priority
 from .validation import preemptor_policy, validate_group_pods, validate_hierarchy
 from .victimaware import VictimAwareChoice
 
@@ -236,22 +241,30 @@ def _post_filter(
 
     # 3. Potential victims: every unit cluster-wide with strictly lower effective priority.
     keep: list[Pod] = []
-    potential = build_units(state, index, generic_workload, below=prio, keep=keep)
-    if not potential:
+    cands = collect(state, index, generic_workload, below=prio, keep=keep)
+    if not len(cands):
         res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
         steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
         return res
-    res.num_potential = len(potential)
-    ordered = by_importance(potential)
-    steps.append(f"{len(potential)} candidate unit(s) with priority below {prio}, most important first: " + "; ".join(
-        f"{u.kind} {u.namespace}/{u.name} (priority {u.priority}, {len(u.pods)} pod(s))" for u in ordered[:10]
-    ) + (" ..." if len(ordered) > 10 else ""))
+    res.num_potential = len(cands)
+    # The fast path works on the candidates as columns (preemption/candidates.py); the literal
+    # reference and the 1.38 victim-aware choice (which reads every unit) on VictimUnits.
+    columnar = fast and not profile.victim_aware_placement
+    if columnar:
+        order = column_order(cands)
+        top = [cands.unit(k) for k in order[:10]]
+    else:
+        ordered = by_importance(cands.units())
+        top = ordered[:10]
+    steps.append(f"{len(cands)} candidate unit(s) with priority below {prio}, most important first: " + "; ".join(
+        f"{u.kind} {u.namespace}/{u.name} (priority {u.priority}, {len(u.pods)} pod(s))" for u in top
+    ) + (" ..." if len(cands) > 10 else ""))
 
     cp = state.checkpoint()
     classified: tuple | None = None
     try:
         # node_of: where every pod (each potential victim among them) ran before the removal.
-        node_of = state.remove_pods([p for u in potential for p in u.pods], keep)
+        node_of = state.remove_pods(cands.victim_pods, keep)
         # 4. Schedule once on the cluster without any potential victim (fresh cycle states);
         # under the 1.38 profile each pod's node choice prefers the cheapest new victims.
         if profile.victim_aware_placement:
@@ -284,30 +297,30 @@ def _post_filter(
                      + ", ".join(f"{n}: {c}" for n, c in _per_node(proposed)) + ").")
 
         # 5. PDB classification on the importance order; reprieve violating units first.
-        # The same classification as above when the victim-aware choice made it (same units, same
-        # order, same budgets: classify depends on nothing else).
-        violating, non_violating, which = classified or classify(ordered, snap.pdbs, profile)
-        steps.append(f"PDBs: {len(violating)} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
-        order = violating + non_violating
+        if columnar:
+            reprieve_units, n_violating, which_k = reprieve_order(cands, order, snap.pdbs, profile)
+        else:
+            # The same classification as above when the victim-aware choice made it (same units,
+            # same order, same budgets: classify depends on nothing else).
+            violating, non_violating, which = classified or classify(ordered, snap.pdbs, profile)
+            n_violating = len(violating)
+        steps.append(f"PDBs: {n_violating} unit(s) would violate a PodDisruptionBudget and are tried for reprieve first.")
         if profile.reprieval == "two-phase":
             # Same verdicts as the full replay (upstream documents the phases as equivalent, and
             # the default ReprieveFilter attempts every victim): only the procedure is named.
             steps.append("Reprieval by the 1.38 procedure: " + ("the ReprieveFilter admits each unit, then " if profile.reprieve_filter else "")
                          + "Phase 1 checks node-local Filters on the unit's nodes and Phase 2 the cross-node Filters over every "
                          "assignment (the same verdicts as replaying every assignment).")
-        outcomes = reprieve_in_order(sched, order, valid, node_of, fast, leaked=bool(after.leaked))
-        candidates, reprieved, victims = res.candidates, res.reprieved, res.victims
-        for i, (u, out) in enumerate(zip(order, outcomes)):
-            v = UnitVerdict(u, i, out.fits, u.violate_count > 0, which.get(u.key, []) if u.violate_count else [])
-            if out.fits:
-                reprieved.append(v)
-            else:
-                if out.failed is not None:
-                    v.failed_pod = out.failed.pod
-                    v.failed_node = state.nodes[out.failed.node].name
-                    v.failed_status = out.status
-                victims.append(v)
-            candidates.append(v)
+        if columnar:
+            res.candidates, res.reprieved, res.victims = choose_victims(
+                sched, cands, reprieve_units, which_k, valid, node_of, leaked=bool(after.leaked))
+        else:
+            order_units = violating + non_violating
+            outcomes = reprieve_in_order(sched, order_units, valid, node_of, fast, leaked=bool(after.leaked))
+            candidates = [verdict(u, i, out, which.get(u.key), state.nodes) for i, (u, out) in enumerate(zip(order_units, outcomes))]
+            res.candidates = candidates
+            res.reprieved = [v for v in candidates if v.reprieved]
+            res.victims = [v for v in candidates if not v.reprieved]
         steps.extend(_reprieve_steps(res.candidates))
         res.num_pdb_violations = sum(v.unit.violate_count for v in res.victims)
     finally:
@@ -328,28 +341,29 @@ _RUN = 4
 _PDB_RUN = 50
 
 
-def _reprieve_steps(verdicts: list[UnitVerdict]) -> list[str]:
+def _reprieve_steps(verdicts: Sequence[UnitVerdict]) -> list[str]:
     """One "Reprieve i" step per unit, except that a long run of consecutive spared units (alike
     in whether a PDB protects them) becomes one step naming the first and last (every unit keeps
-    its own verdict and reason in the report's candidate lists)."""
+    its own verdict and reason in the report's candidate lists). Runs are found on the flags, so
+    only the verdicts named in a step are read."""
     out: list[str] = []
+    spared, protected = verdict_flags(verdicts)
     i, n = 0, len(verdicts)
     while i < n:
-        v = verdicts[i]
         j = i
-        if v.reprieved:
-            while j + 1 < n and verdicts[j + 1].reprieved and verdicts[j + 1].violates_pdb == v.violates_pdb:
+        if spared[i]:
+            while j + 1 < n and spared[j + 1] and protected[j + 1] == protected[i]:
                 j += 1
-        if j - i + 1 >= (_PDB_RUN if v.violates_pdb else _RUN):
-            a, b = v.unit, verdicts[j].unit
-            note = " (each would violate a PodDisruptionBudget if preempted)" if v.violates_pdb else ""
+        if j - i + 1 >= (_PDB_RUN if protected[i] else _RUN):
+            a, b = verdicts[i].unit, verdicts[j].unit
+            note = " (each would violate a PodDisruptionBudget if preempted)" if protected[i] else ""
             out.append(f"Reprieve {i + 1}-{j + 1}: {j - i + 1} units, {a.kind} {a.namespace}/{a.name} ... {b.kind} {b.namespace}/{b.name} "
                        f"-> spared: every placed preemptor pod still fits with each of them back{note}.")
             i = j + 1
             continue
         for k in range(i, j + 1):
-            u = verdicts[k].unit
-            out.append(f"Reprieve {k + 1}: {u.kind} {u.namespace}/{u.name} -> {verdicts[k].reason}.")
+            v = verdicts[k]
+            out.append(f"Reprieve {k + 1}: {v.unit.kind} {v.unit.namespace}/{v.unit.name} -> {v.reason}.")
         i = j + 1
     return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Pod
-from ..preemption.result import Result, UnitVerdict
+from ..preemption.result import Result, UnitVerdict, spared_on
 from ..preemption.units import VictimUnit
 
 API_VERSION = "kubectl-wap/v1alpha1"
@@ -83,7 +83,7 @@ def to_document(res: Result, source: str = "", gates: str = "", spared_on_placem
     spared = res.reprieved
     if spared_on_placement_only:
         placed = {n for _, n in res.placements}
-        spared = [v for v in spared if any(p.node_name in placed for p in v.unit.pods)]
+        spared = spared_on(spared, placed)
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "WhatIfReport",

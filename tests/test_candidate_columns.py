@@ -71,6 +71,33 @@ def _check(snap):
     same_verdicts(analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=True), analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=False))
 
 
+def test_victim_order_ties_reported_as_the_object_path():
+    """The differential tests learn from the ties the engine breaks (framework/ties.py) whether
+    the real scheduler may have ordered equal victims otherwise: the columnar order must report
+    the same victim-order ties as by_importance. Three pods equal in priority, kind, size and
+    start time (two pairs of neighbours), and a PodGroup unit that ties with nothing."""
+    from kubectl_wap.framework import ties
+    from kubectl_wap.model import Node, PodGroup, Snapshot
+    from test_properties import GI, HOSTNAME, PRE_PRIO, _pod
+
+    nodes = [Node(name=f"n{i}", labels={HOSTNAME: f"n{i}"}, allocatable={"cpu": 1000, "memory": 8 * GI, "pods": 110})
+             for i in range(2)]
+    pods = [_pod("default", f"t{i}", 300, 0, node=f"n{i % 2}", prio=5, start=7.0) for i in range(3)] + [
+        _pod("batch", "g-0", 300, 0, node="n1", prio=0, group="g", start=1.0),
+        _pod(PRE_NS, "pre-0", 900, 0, prio=PRE_PRIO, group=PRE_NAME),
+    ]
+    snap = Snapshot(nodes=nodes, pods=pods, pod_groups=[
+        PodGroup(PRE_NS, PRE_NAME, policy="gang", min_count=1, priority=PRE_PRIO), PodGroup("batch", "g", priority=0)])
+    seen = []
+    for fast in (True, False):
+        with ties.observe() as got:
+            res = analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=fast)
+        assert res.outcome == "Preempt"
+        seen.append([t for t in got if t[0] == "victim-order"])
+    assert isinstance(res.candidates, list) and seen[0] == seen[1]
+    assert seen[0] == [("victim-order", "Pod default/t0 and Pod default/t1"), ("victim-order", "Pod default/t1 and Pod default/t2")]
+
+
 def _check_sequence(lazy, ref: list) -> None:
     assert len(lazy) == len(ref)
     assert lazy == ref and ref == lazy

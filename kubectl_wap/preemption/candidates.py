@@ -15,6 +15,7 @@ tests/test_reprieval_equivalence.py and tests/test_candidate_columns.py hold the
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Iterator, overload
 
@@ -198,6 +199,7 @@ class Verdicts(Sequence[UnitVerdict]):
     def __getitem__(self, i: int | slice) -> UnitVerdict | list[UnitVerdict]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        i = operator.index(i)
         if self._pos is None:
             if not -len(self) <= i < len(self):
                 raise IndexError(i)
@@ -211,17 +213,21 @@ class Verdicts(Sequence[UnitVerdict]):
 
     def __eq__(self, other: object) -> bool:
         # Compares like the list it stands for (a list of verdicts on the object path).
-        if isinstance(other, (list, tuple, Verdicts)):
+        if isinstance(other, (list, Verdicts)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # a list's, too
 
-    def __add__(self, other: Sequence[UnitVerdict]) -> list[UnitVerdict]:
+    def __add__(self, other: object) -> list[UnitVerdict]:
+        if not isinstance(other, (list, Verdicts)):
+            return NotImplemented
         return list(self) + list(other)
 
-    def __radd__(self, other: Sequence[UnitVerdict]) -> list[UnitVerdict]:
-        return list(other) + list(self)
+    def __radd__(self, other: object) -> list[UnitVerdict]:
+        if not isinstance(other, list):
+            return NotImplemented
+        return other + list(self)
 
     def __repr__(self) -> str:
         return f"Verdicts({len(self)} unit(s))"

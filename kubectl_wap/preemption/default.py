@@ -248,13 +248,9 @@ def preempt_for_pod(
     res.placements = [(pod, node)]
     victim_uids = {u.key for u in best.victims}
     order = {u.key: k for k, u in enumerate(best.victims)}
-    for v in best.verdicts:
-        if v.unit.key in victim_uids:
-            res.victims.append(v)
-        else:
-            res.reprieved.append(v)
-        res.candidates.append(v)
-    res.victims.sort(key=lambda v: order[v.unit.key])
+    res.candidates = list(best.verdicts)
+    res.victims = sorted((v for v in best.verdicts if v.unit.key in victim_uids), key=lambda v: order[v.unit.key])
+    res.reprieved = [v for v in best.verdicts if v.unit.key not in victim_uids]
     res.num_pdb_violations = best.num_pdb
     res.message = f"preempting {len(best.pods)} pod(s) on node {node}; the pod is nominated to {node}"
     steps.append(f"Chosen node {node}: {len(best.pods)} victim pod(s).")

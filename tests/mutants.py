@@ -47,7 +47,7 @@ ENGINE = [
     "tests/test_candidate_columns.py",
     "tests/test_importance_order.py",
 ]
-FRAMEWORK = ENGINE + ["tests/test_vectorized_reference.py", "tests/test_filter_all_vector.py"]
+FRAMEWORK = ENGINE + ["tests/test_vectorized_reference.py", "tests/test_filter_all_vector.py", "tests/test_nominated_index.py"]
 
 
 @dataclass(frozen=True)

@@ -85,3 +85,29 @@ def test_placing_a_pod_with_a_resource_new_to_the_state() -> None:
     assert state.requested[0, state.res_index["example.com/gpu"]] == 1
     state.remove_pod(p)
     assert state.requested[0].sum() == 0
+
+
+def test_reprieval_replay_counts_a_higher_priority_nominated_pod() -> None:
+    """selectVictimsOnDomain replays the placement with Filter *with nominated pods*
+    (RunFilterPluginsWithNominatedPods): a higher-priority pod nominated to the node keeps its
+    room. Node n0 (1000m) runs victim v (400m); h (2000, 400m) is nominated to n0 but not bound;
+    the gang pod (1000, 400m) fits on n0 only with v gone (1000 - 400 - 400 = 200m otherwise), so
+    v is a victim. Ignoring the nominated pod's requests in the per-node check would spare v
+    (the survivor `nominated-fast-path` of tests/mutants.py)."""
+    from kubectl_wap.model import PodGroup, Snapshot
+    from kubectl_wap.preemption.analyze import analyze
+    from test_properties import GI, HOSTNAME, _pod
+
+    nodes = [Node(name="n0", labels={HOSTNAME: "n0"}, allocatable={"cpu": 1000, "memory": 8 * GI, "pods": 110})]
+    pods = [
+        _pod("default", "v", 400, 0, node="n0", prio=0, start=1.0),
+        _pod("default", "h", 400, 0, prio=2000, nominated_node_name="n0"),
+        _pod("ml", "pre-0", 400, 0, prio=1000, group="pre"),
+    ]
+    snap = Snapshot(nodes=nodes, pods=pods, pod_groups=[PodGroup("ml", "pre", policy="gang", min_count=1, priority=1000)])
+    for fast in (True, False):
+        res = analyze(snap, "podgroup", "ml", "pre", fast=fast)
+        assert res.outcome == "Preempt", res.message
+        assert [(p.key, n) for p, n in res.placements] == [("ml/pre-0", "n0")]
+        assert [p.key for p in res.victim_pods] == ["default/v"]
+        assert res.victims[0].failed_status is not None and res.victims[0].failed_status.plugin == "NodeResourcesFit"

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Node, Pod, Taint
+from .nodecache import over_all_nodes
 from .plugins.selectors import node_matches_pod_node_affinity, tolerates_taint
 from .state import ClusterState
 from .status import OK, SKIP, SUCCESS, UNRESOLVABLE, Status, unresolvable, unschedulable
@@ -148,15 +149,28 @@ def ports_fit(state: ClusterState, pod: Pod, idx: int, extra_ports: list | None 
 
 
 def resource_fit_mask(state: ClusterState, pod: Pod) -> np.ndarray:
-    """Vectorized: True where NodeResourcesFit passes on each node."""
-    ok = state.pod_count + 1 <= state.alloc_pods
-    cols, amts = state.request_vector(pod)
+    """Vectorized: True where NodeResourcesFit passes on each node (read-only). Node-local: kept
+    over all nodes per request shape (framework/nodecache.py)."""
+    cols, amts = state.request_vector(pod)  # first: it may add a resource column
+    pos = amts > 0
+    c, a = cols[pos], amts[pos]
+    shape = (tuple(c.tolist()), tuple(a.tolist()))
+    return over_all_nodes(state, "NodeResourcesFit", shape, lambda idx: _fit_rows(state, c, a, idx), lambda i: _fit_one(state, shape, i))
+
+
+def _fit_one(state: ClusterState, shape: tuple[tuple[int, ...], tuple[int, ...]], i: int) -> bool:
+    """_fit_rows for node i alone."""
+    if int(state.pod_count[i]) + 1 > int(state.alloc_pods[i]):
+        return False
+    alloc, requested = state.alloc[i], state.requested[i]
+    return all(int(alloc[c]) - int(requested[c]) >= a for c, a in zip(*shape))
+
+
+def _fit_rows(state: ClusterState, cols: np.ndarray, amts: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    ok = state.pod_count[nodes] + 1 <= state.alloc_pods[nodes]
     if len(cols):
-        pos = amts > 0
-        if pos.any():
-            c, a = cols[pos], amts[pos]
-            free = state.alloc[:, c] - state.requested[:, c]
-            ok &= (free >= a).all(axis=1)
+        free = state.alloc[np.ix_(nodes, cols)] - state.requested[np.ix_(nodes, cols)]
+        ok &= (free >= amts).all(axis=1)
     return ok
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from . import ties
 from ..model import Pod
 from .filtering import CycleData
+from .nodecache import over_all_nodes
 from .plugins.selectors import match_node_selector_term, tolerates_taint
 from .state import CPU, MEMORY, ClusterState
 
@@ -21,18 +22,36 @@ MAX_NODE_SCORE = 100
 
 def least_allocated(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.ndarray:
     """NodeResourcesFit LeastAllocated over cpu and memory (weight 1 each), on non-zero requests
-    (leastResourceScorer / leastRequestedScore; integer arithmetic as upstream)."""
+    (leastResourceScorer / leastRequestedScore; integer arithmetic as upstream). Node-local: kept
+    over all nodes per shape (framework/nodecache.py)."""
+    nz = pod.nonzero_requests
+    return over_all_nodes(state, "LeastAllocated", nz, lambda idx: _least(state, nz, idx), lambda i: _least_one(state, nz, i))[nodes]
+
+
+def _least(state: ClusterState, nz: tuple[int, int], nodes: np.ndarray) -> np.ndarray:
     total = np.zeros(len(nodes), dtype=np.int64)
     wsum = np.zeros(len(nodes), dtype=np.int64)
     for k, r in enumerate((CPU, MEMORY)):
         cap = state.alloc[nodes, state.res_index[r]]
-        req = state.nonzero[nodes, k] + pod.nonzero_requests[k]
+        req = state.nonzero[nodes, k] + nz[k]
         has = cap > 0
         safe = np.where(has, cap, 1)
         s = np.where(req > cap, 0, ((cap - req) * MAX_NODE_SCORE) // safe)
         total += np.where(has, s, 0)
         wsum += has
     return np.where(wsum > 0, total // np.maximum(wsum, 1), 0)
+
+
+def _least_one(state: ClusterState, nz: tuple[int, int], i: int) -> int:
+    """_least for node i alone, in Python integers (the same floor divisions)."""
+    total = wsum = 0
+    for k, r in enumerate((CPU, MEMORY)):
+        cap = int(state.alloc[i, state.res_index[r]])
+        req = int(state.nonzero[i, k]) + nz[k]
+        if cap > 0:
+            total += 0 if req > cap else ((cap - req) * MAX_NODE_SCORE) // cap
+            wsum += 1
+    return total // wsum if wsum > 0 else 0
 
 
 def _balance(state: ClusterState, nodes: np.ndarray, extra: dict[str, int]) -> np.ndarray:
@@ -58,11 +77,37 @@ def balanced_allocation(state: ClusterState, pod: Pod, nodes: np.ndarray) -> np.
     operand is never negative). Checked against the real scheduler's per-plugin scores (oracle
     case gen-2-71: 69/63/67 on three nodes where the older "score with the pod" formula gives
     60/63/75). A pod that requests neither cpu nor memory (best effort) is not scored
-    (isBestEffortPod)."""
-    if not pod.requests.get(CPU, 0) and not pod.requests.get(MEMORY, 0):
+    (isBestEffortPod). Node-local: kept over all nodes per shape (framework/nodecache.py)."""
+    cpu, mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
+    if not cpu and not mem:
         return np.zeros(len(nodes), dtype=np.int64)
-    with_pod = _balance(state, nodes, pod.requests)
+    extra = {CPU: cpu, MEMORY: mem}  # _balance reads only these two
+    return over_all_nodes(state, "BalancedAllocation", (cpu, mem), lambda idx: _balanced(state, extra, idx),
+                          lambda i: _balanced_one(state, cpu, mem, i))[nodes]
+
+
+def _balanced(state: ClusterState, extra: dict[str, int], nodes: np.ndarray) -> np.ndarray:
+    with_pod = _balance(state, nodes, extra)
     without = _balance(state, nodes, {})
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
+
+
+def _balance_one(state: ClusterState, i: int, cpu: int, mem: int) -> int:
+    """_balance for node i alone, in Python floats (IEEE doubles, as numpy's float64)."""
+    fracs: list[float | None] = []
+    for r, e in ((CPU, cpu), (MEMORY, mem)):
+        c = state.res_index[r]
+        cap = float(state.alloc[i, c])
+        req = float(int(state.requested[i, c]) + e)
+        fracs.append(min(req / cap, 1.0) if cap > 0 else None)
+    a, b = fracs
+    std = abs(a - b) / 2.0 if a is not None and b is not None else 0.0
+    return int((1.0 - std) * MAX_NODE_SCORE)
+
+
+def _balanced_one(state: ClusterState, cpu: int, mem: int, i: int) -> int:
+    with_pod = _balance_one(state, i, cpu, mem)
+    without = _balance_one(state, i, 0, 0)
     return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
 
 

@@ -20,6 +20,7 @@ from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex, build_volume_index
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
 _EMPTY = np.zeros(0, dtype=np.intp)
+_MAX_TOUCHED = 1 << 20
 
 
 class ClusterState:
@@ -62,6 +63,11 @@ class ClusterState:
         # Undo log: (True, pod, node) add, (False, pod, node) remove, (None, saved state, -1) bulk removal.
         self._log: list[tuple[Any, Any, int]] = []
         self.version = 0  # bumped on every mutation; caches key on it
+        # The change feed of framework/nodecache.py: the node of every single-pod change, in
+        # order, and an epoch that moves on every change that may touch any node (bulk add and
+        # remove, a bulk rollback). A new resource column changes no existing column.
+        self.touched: list[int] = []
+        self.epoch = 0
         self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
@@ -160,6 +166,11 @@ class ClusterState:
         self.pod_count[idx] += sign
         self._book(pod, idx, sign)
         self.version += 1
+        touched = self.touched
+        touched.append(idx)
+        if len(touched) > _MAX_TOUCHED:  # a long simulation: start the feed over
+            touched.clear()
+            self.epoch += 1
 
     def _book(self, pod: Pod, idx: int, sign: int) -> None:
         """Everything but the resource sums: pod maps, host ports, affinity indexes."""
@@ -267,6 +278,7 @@ class ClusterState:
             self.nonzero += acc[:, r:r + 2]
             self.pod_count += acc[:, r + 2]
         self.version += 1
+        self.epoch += 1
 
     def _template_id(self, pod: Pod) -> int:
         """Row of the pod's (requests, non-zero requests) in the template table. Pods of one
@@ -314,6 +326,7 @@ class ClusterState:
                 if missing:  # a resource column was added after the removal
                     self.requested = np.hstack([self.requested, np.zeros((len(self.nodes), missing), dtype=np.int64)])
                 self.version += 1
+                self.epoch += 1
                 self.affinity_version += 1
             else:
                 self._apply(pod, idx, -1 if added else +1)

@@ -15,9 +15,9 @@ from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
-from .importance import by_importance
 from .candidates import choose_victims, reprieve_order, verdict
 from .candidates import importance_order as column_order
+from .importance import by_importance
 from .pdb import classify
 from .reprieval import reprieve_in_order
 from .result import (

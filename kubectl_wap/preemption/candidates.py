@@ -74,17 +74,15 @@ def reprieve_order(
     if not pdbs:
         return list(order), 0, which
     budgets = Budgets(pdbs, profile)
-    matching, matches, consume = budgets.matching, budgets.matches, budgets.consume
+    matches, consume = budgets.matches, budgets.consume
     objs, pods = c.objs, c.pods
     for k in order:
         u = objs[k]
         if u is None:
-            # A single pod: most are selected by no PDB, which one look-up per pod tells.
+            # A single pod: most are selected by no PDB (one look-up per label set), and consume
+            # nothing.
             pod = pods[k]
-            selected = matching.get((pod.namespace, id(pod.labels)))
-            if selected is None:
-                selected = matches(pod)
-            if not selected:
+            if not matches(pod):
                 continue
             count, names = consume((pod,))
         else:
@@ -106,24 +104,22 @@ def choose_victims(
     reprieve order, the spared ones, the victims). A unit whose nodes receive no preemptor pod
     is spared without a check when the plan allows it (no cross-node terms anywhere): that is
     decided for all single-pod units at once."""
-    anti = _anti_affinity(c)
+    anti = np.array(c.anti_affinity(), dtype=bool)  # reprieval.unit_has_cross_node_terms per unit
     plan = plan_reprieval(sched, [c.unit(k) for k in np.flatnonzero(anti).tolist()], valid, True, leaked)
-    n = len(c)
-    if plan.trivial and n:
+    if plan.trivial:
+        # reprieve_in_order's test, `u.nodes.isdisjoint(touched) and not cross-node terms`.
         node = np.array(c.node, dtype=np.int64)
         trivial = (node >= 0) & ~anti
         if plan.touched:
             trivial &= ~np.isin(node, np.fromiter(plan.touched, np.int64, len(plan.touched)))
         for k in c.groups:
-            u = c.objs[k]
-            trivial[k] = u.nodes.isdisjoint(plan.touched) and not u.anti_affinity
+            trivial[k] = c.objs[k].nodes.isdisjoint(plan.touched) and not anti[k]
     else:
-        trivial = np.zeros(n, dtype=bool)
+        trivial = np.zeros(len(c), dtype=bool)
     table = _VerdictTable(c, order, which, sched.state.nodes)
     fits = table.fits
     victims: list[UnitVerdict] = []
-    pos_of_check = np.flatnonzero(~trivial[np.array(order, dtype=np.intp)]) if n else np.zeros(0, dtype=np.intp)
-    for i in pos_of_check.tolist():
+    for i in np.flatnonzero(~trivial[np.array(order, dtype=np.intp)]).tolist():
         u = c.unit(order[i])
         out = plan.reprieve(sched, u, valid, node_of)
         v = table.decided(i, u, out)
@@ -131,18 +127,6 @@ def choose_victims(
             fits[i] = False
             victims.append(v)
     return Verdicts(table, None), Verdicts(table, [i for i, f in enumerate(fits) if f]), victims
-
-
-def _anti_affinity(c: Candidates) -> np.ndarray:
-    """Per unit: whether a pod of it carries required pod anti-affinity (a cross-node term)."""
-    anti = np.zeros(len(c), dtype=bool)
-    for k, p in enumerate(c.pods):
-        a = p.affinity
-        if a is not None and a.pod_anti_affinity_required:
-            anti[k] = True
-    for k in c.groups:
-        anti[k] = bool(c.objs[k].anti_affinity)
-    return anti
 
 
 def verdict(u: VictimUnit, i: int, out: ReprieveOutcome, names: list[str] | None, nodes: list) -> UnitVerdict:
@@ -208,7 +192,7 @@ class Verdicts(Sequence[UnitVerdict]):
 
     def __iter__(self) -> Iterator[UnitVerdict]:
         get = self._t.get
-        for i in range(len(self._t.order)) if self._pos is None else self._pos:
+        for i in self._positions():
             yield get(i)
 
     def __eq__(self, other: object) -> bool:

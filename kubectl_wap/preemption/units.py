@@ -143,6 +143,14 @@ class Candidates:
         unit = self.unit
         return [unit(k) for k in range(len(self.pods))]
 
+    def anti_affinity(self) -> list[bool]:
+        """Per unit: whether a pod of it carries required pod anti-affinity (the unit's
+        `anti_affinity`, without building the single-pod units)."""
+        out = [p.affinity is not None and _anti(p) for p in self.pods]
+        for k in self.groups:
+            out[k] = bool(self.objs[k].anti_affinity)
+        return out
+
 
 def collect(
     state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,

@@ -52,7 +52,7 @@ class Source:
     context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
     feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
-    scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: development-branch rules). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
+    scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: rules read from v1.38.0-beta.0). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
     request_timeout: Annotated[float, _opt("--request-timeout", help="Seconds to wait for each API request.")] = 30.0
     max_input_size: Annotated[Optional[str], _opt("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
 

@@ -1,6 +1,7 @@
 """Which version profile an analysis runs under (issue 15): `--scheduler-version` when given,
 otherwise the server's version (live: /version; snapshot: its header), otherwise the newest
-released profile with a warning. A profile of an unreleased version is used only when asked for.
+released profile with a warning. A profile of an unreleased version is picked for its servers only
+when its rules were read from an upstream build of that version (`Profile.upstream_build`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def pick_profile(requested: Profile | None, server_version: str) -> Picked:
     p = PROFILES.get(key)
     if p is not None and p.released:
         return Picked(p, f"server version {server_version}")
+    if p is not None and p.upstream_build:
+        # Issue 29: a server of a version whose profile was read from an upstream pre-release
+        # (1.38 from v1.38.0-beta.0) gets that profile: its rules are much closer to what the
+        # server runs than the previous release's. The report says which build they come from.
+        return Picked(p, f"server version {server_version}",
+                      f"the server runs {server_version}: analyzing with Kubernetes {key} rules read from kube-scheduler "
+                      f"{p.upstream_build} (not yet released; pass --scheduler-version to choose another)")
     released = _released()
     newest, oldest = released[-1], released[0]
     if p is not None or mm > (_minor(newest.version) or (0, 0)):

@@ -7,8 +7,10 @@ Gates.profile`). This module imports nothing of ours, so every layer may read it
 * **1.37** is what kube-scheduler v1.37.2 does: read in its source
   (k8s.io/kubernetes@v1.37.2) and measured by the oracle (tests/oracle/, the real scheduler built
   from that module).
-* **1.38** follows upstream's development branch (../shared/docs/upstream-changes.md, cited by
-  section below): used only when asked for (`--scheduler-version 1.38`), since it is not released.
+* **1.38** is read in the source of k8s.io/kubernetes@v1.38.0-beta.0 (each rule cites the function),
+  with the older readings of upstream's development branch (../shared/docs/upstream-changes.md,
+  cited by section) where the beta's source agrees; picked for servers of 1.38 (beta, rc,
+  release) and by `--scheduler-version 1.38`. Not yet measured by a 1.38 oracle (docs/versions.md).
 
 Rules that are the same in both (checked in the v1.37.2 source, so not profile fields): the
 ongoing-preemption short circuit returns Success with the current nominations
@@ -34,8 +36,9 @@ class Profile:
     gate_defaults: Mapping[str, bool] = field(default_factory=dict)
     # preemption/util.go FilterVictimsWithPDBViolation. v1.37.2: `if len(pod.Labels) == 0
     # { return false }` and "A PDB with a nil or empty selector matches nothing"
-    # (`selector.Empty()` skips the PDB). PR #141785 (development branch, after 1.37): `{}`
-    # selects every pod of the namespace, unlabeled pods included; only nil matches nothing.
+    # (`selector.Empty()` skips the PDB). PR #141785, in v1.38.0-beta.0's util.go (read): no label
+    # check, `metav1.LabelSelectorAsSelector`, so `{}` selects every pod of the namespace,
+    # unlabeled pods included, and only nil (labels.Nothing) matches nothing.
     pdb_empty_selector_matches_all: bool = False
     pdb_unlabeled_pods_can_violate: bool = False
     # schedule_one_podgroup.go validatePodGroup. v1.37.2: the pods of the hierarchy against the
@@ -48,8 +51,9 @@ class Profile:
     # schedule_one_podgroup.go errPodGroupUnschedulable; development branch algorithm_podgroup.go
     # RunRootSchedulingAlgorithm (upstream-changes.md D3).
     no_pods_schedulable_message: str = "pod group is unschedulable"
-    # Node choice inside the WAP scheduling simulation prefers nodes whose placement needs the
-    # cheapest new victims, before the Score plugins (upstream-changes.md 1.3). v1.37.2's
+    # Node choice inside the WAP scheduling simulation: only the feasible nodes whose surviving
+    # potential victims cost least (CompareVictimSets) reach the Score plugins, and the node
+    # chosen condemns them (v1.38.0-beta.0 DefaultPreemption RankNodes/Reserve). v1.37.2's
     # selectVictimsOnDomain schedules on the cluster with every potential victim removed and
     # nothing reads victims.
     victim_aware_placement: bool = False
@@ -61,6 +65,13 @@ class Profile:
     # same; the profile names the procedure for the explanation.
     reprieval: Literal["full-replay", "two-phase"] = "full-replay"
     reprieve_filter: bool = False
+    # The priority and kind of a victim unit built from a group's pod. v1.37.2 types.go
+    # NewPodVictim / getPodPriority: the root group's priority, and a single group pod ranks as a
+    # PodGroup. v1.38.0-beta.0 victims.go getCrossNodesVictims + types.go NewPodVictim / NewVictim:
+    # the pod's own spec.priority, and a single pod is of the Pod kind.
+    victims_keep_pod_priority: bool = False
+    # The upstream build this profile was measured against (docs/versions.md), stated in reports.
+    upstream_build: str = ""
 
     @property
     def dra_preemption_gate(self) -> bool:
@@ -83,26 +94,42 @@ _GATES_1_37 = {
     "DRAWorkloadResourceClaims": False,              # beta, off, in 1.37
 }
 
-V1_37 = Profile("1.37", released=True, gate_defaults=_GATES_1_37)
+V1_37 = Profile("1.37", released=True, gate_defaults=_GATES_1_37, upstream_build="v1.37.2")
 
-# UPSTREAM-DIFF: 1.38 is not released; its rules come from upstream's newest code and tests
-# (upstream-changes.md), not from a released scheduler. Gates: DRAPreemption is new (D15); that
-# it is on by default is inferred from the DRA integration test that turns it off to show the
-# difference ("preemption fails for direct claims when the DRAPreemption feature gate is
-# disabled"). No newer kube_features.go was read, so every other gate keeps its 1.37 default.
-_GATES_1_38 = dict(_GATES_1_37, DRAPreemption=True)
+# v1.38.0-beta.0 pkg/features/kube_features.go, the last entry of each gate's versioned spec
+# (read; docs/versions.md "Feature gates in v1.38.0-beta.0"). PodGroupPreemptionPolicy is removed
+# (the scheduler always honours a group's preemption policy: preemption/manager.go
+# getPreemptionPolicy); there is no DRAPreemption gate (DynamicResources.PreFilterExtensions
+# returns nil: preemption frees no device), although the development branch once had one (D15).
+_GATES_1_38 = {
+    "ClearingNominatedNodeNameAfterBinding": True,   # beta since 1.35
+    "SchedulerAsyncAPICalls": False,                 # beta, off, since 1.34
+    "SchedulerAsyncPreemption": True,                # beta since 1.33
+    "NominatedNodeNameForExpectation": True,         # beta since 1.35
+    "PodLevelResources": True,                       # beta since 1.34
+    "GenericWorkload": False,                        # beta, off, since 1.37
+    "CompositePodGroup": False,                      # beta, off, in 1.38 (alpha in 1.37)
+    "TopologyAwareWorkloadScheduling": False,        # beta, off, in 1.38
+    "DRAWorkloadResourceClaims": False,              # beta, off, since 1.37
+    # UPSTREAM-DIFF: DRAPreemption is not in v1.38.0-beta.0 (read). Kept, off, as an explicit
+    # opt-in for the development branch's DRA preemption (upstream-changes.md D15; it may land in
+    # a later 1.38 build or in 1.39): the default 1.38 answer is the beta's (no device is freed).
+    "DRAPreemption": False,
+}
 
 V1_38 = Profile(
     "1.38",
     released=False,
+    upstream_build="v1.38.0-beta.0",
     gate_defaults=_GATES_1_38,
-    pdb_empty_selector_matches_all=True,      # section 3, PR #141785
-    pdb_unlabeled_pods_can_violate=True,      # section 3, PR #141785
+    pdb_empty_selector_matches_all=True,      # v1.38.0-beta.0 util.go FilterVictimsWithPDBViolation
+    pdb_unlabeled_pods_can_violate=True,      # the same
     validate_hierarchy=True,                  # D4
     no_pods_schedulable_message="no pods were schedulable",  # D3
-    # UPSTREAM-DIFF: inferred from upstream's integration tests (section 1.2); the implementing
-    # code was not found. Section 1.3's smallest rule.
+    # v1.38.0-beta.0 DefaultPreemption RankNodes / Reserve with preemption.CompareVictimSets
+    # (preemption/victimaware.py).
     victim_aware_placement=True,
+    victims_keep_pod_priority=True,           # v1.38.0-beta.0 victims.go getCrossNodesVictims
     reprieval="two-phase",                    # D6
     reprieve_filter=True,                     # D7
 )

@@ -135,10 +135,11 @@ def _claim(name: str, allocated_on: str | None = None, device: str = "gpu-0", re
 
 
 def _gates(text: str):
-    """DRAPreemption is a 1.38 gate (on by default there; the 1.37 profile refuses it)."""
+    """DRAPreemption is the 1.38 profile's opt-in (off by default: v1.38.0-beta.0 has no such gate;
+    the 1.37 profile refuses it)."""
     from kubectl_wap.profiles import PROFILES
 
-    return parse_gates("", PROFILES["1.38"]) if text == "DRAPreemption=true" else parse_gates(text)
+    return parse_gates(text, PROFILES["1.38"]) if text == "DRAPreemption=true" else parse_gates(text)
 
 
 def _run(items: list[dict], kind: str, name: str, gates: str = ""):

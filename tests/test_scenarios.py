@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kubectl_wap.profiles import PROFILES
+
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
 
@@ -21,7 +23,9 @@ OUTCOMES = {"NoPreemptionNeeded", "Preempt", "Unschedulable", "NotEligible", "In
 WHATIF_KINDS = {"podgroup", "compositepodgroup", "pod"}
 KNOWN_GATES = {"GenericWorkload", "CompositePodGroup", "PodGroupPreemptionPolicy"}
 TOP_KEYS = {"name", "source", "adapted", "derived", "featureGates", "cluster", "whatif", "expect", "schedulerVersion",
-            "expectByVersion"}
+            "expectByVersion", "featureGatesByVersion"}
+# `featureGatesByVersion`: {version: gates} added to featureGates under that version only (a gate only
+# that profile accepts, e.g. the DRAPreemption opt-in of the 1.38 profile).
 # `schedulerVersion`: the Kubernetes version (kubectl_wap/profiles.py) whose answer `expect` is; default 1.37.
 # `expectByVersion`: {version: expect} for the other versions' answers on the same cluster.
 DEFAULT_VERSION = "1.37"
@@ -92,6 +96,10 @@ def test_scenario_schema(path: Path):
     if "derived" in doc:  # the reasoning itself, not a tag
         assert isinstance(doc["derived"], str) and len(doc["derived"].split()) >= 12, "derived: give the reasoning"
 
+    for v, extra in (doc.get("featureGatesByVersion") or {}).items():
+        assert v in PROFILES and isinstance(extra, str), f"featureGatesByVersion: {v!r} must name a profile"
+        for item in extra.split(","):
+            assert item.partition("=")[0] in PROFILES[v].gate_defaults, f"{item!r}: not a gate of Kubernetes {v}"
     gates = doc.get("featureGates")
     if gates is not None:
         assert isinstance(gates, str)
@@ -125,8 +133,6 @@ def test_scenario_schema(path: Path):
     assert whatif.get("name") and whatif.get("namespace")
     target_kind = {"podgroup": "PodGroup", "compositepodgroup": "CompositePodGroup", "pod": "Pod"}[whatif["kind"]]
     assert (target_kind, whatif["namespace"], whatif["name"]) in seen, "whatif target not in cluster"
-
-    from kubectl_wap.profiles import PROFILES
 
     version = doc.get("schedulerVersion", DEFAULT_VERSION)
     assert version in PROFILES, f"schedulerVersion {version!r} is not a profile ({', '.join(PROFILES)})"
@@ -178,8 +184,9 @@ def _run_whatif(doc: dict, tmp_path: Path, version: str = DEFAULT_VERSION) -> di
     whatif = doc["whatif"]
     args = ["whatif", whatif["kind"], whatif["name"], "-n", whatif["namespace"],
             "--snapshot", str(snapshot), "-o", "json", "--scheduler-version", version]
-    if doc.get("featureGates"):
-        args += ["--feature-gates", doc["featureGates"]]
+    gates = ",".join(filter(None, [doc.get("featureGates"), (doc.get("featureGatesByVersion") or {}).get(version)]))
+    if gates:
+        args += ["--feature-gates", gates]
     result = CliRunner().invoke(app, args)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         f"CLI raised {result.exception!r}\n{result.output}")

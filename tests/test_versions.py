@@ -87,10 +87,10 @@ def test_dump_without_version_gets_newest_released_with_warning(tmp_path: Path) 
 def test_table_output_shows_profile_and_warning(tmp_path: Path) -> None:
     code, out, err = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, None)), "--color", "never"])
     assert code == 0
-    assert "Scheduler rules: Kubernetes 1.37, default: no server version in the input" in out
+    assert "Scheduler rules: Kubernetes 1.37 (as kube-scheduler v1.37.2), default: no server version in the input" in out
     assert "Warning: the input carries no server version" in err
     code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2")), "--scheduler-version", "1.38", "--color", "never"])
-    assert "Scheduler rules: Kubernetes 1.38 (unreleased: rules from upstream's development branch), --scheduler-version" in out
+    assert "Scheduler rules: Kubernetes 1.38 (unreleased: rules read from kube-scheduler v1.38.0-beta.0), --scheduler-version" in out
     code, out, _ = _run(["explain"] + WHATIF[1:] + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2")), "--scheduler-version", "1.38"])
     assert "Scheduler rules: Kubernetes 1.38 (unreleased:" in out and "Victim-aware node choice" in out
 
@@ -100,11 +100,20 @@ def test_html_report_names_the_version(tmp_path: Path) -> None:
     assert code == 0 and '<p id="scheduler-version">Scheduler rules: Kubernetes 1.38 (unreleased' in out
 
 
-def test_unreleased_server_version_is_not_picked_automatically(tmp_path: Path) -> None:
-    code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.38.0-alpha.2")), "-o", "json"])
+@pytest.mark.parametrize("server", ["v1.38.0-beta.0", "v1.38.0-rc.1", "v1.38.0", "v1.38.2"])
+def test_a_1_38_server_gets_the_1_38_profile(tmp_path: Path, server: str) -> None:
+    """Issue 29: the 1.38 profile, read from v1.38.0-beta.0, for every 1.38 server; the report
+    names the build the rules come from."""
+    code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, server)), "-o", "json"])
     doc = json.loads(out)
-    assert doc["schedulerVersion"] == "1.37" and _victims(doc) == ANSWER["1.37"]
-    assert [w for w in doc["warnings"] if "v1.38.0-alpha.2" in w and "--scheduler-version 1.38" in w]
+    assert doc["schedulerVersion"] == "1.38" and _victims(doc) == ANSWER["1.38"]
+    assert doc["schedulerVersionBuild"] == "v1.38.0-beta.0" and doc["schedulerVersionSource"] == f"server version {server}"
+    assert [w for w in doc["warnings"] if server in w and "v1.38.0-beta.0" in w]
+
+
+def test_released_profile_names_its_build(tmp_path: Path) -> None:
+    code, out, _ = _run(WHATIF + ["--snapshot", str(_snapshot(tmp_path, "v1.37.2"))])
+    assert code == 0 and "Scheduler rules: Kubernetes 1.37 (as kube-scheduler v1.37.2), server version v1.37.2" in out
 
 
 @pytest.mark.parametrize("server,want,warn", [("v1.39.1", "1.37", "newer"), ("v1.35.4", "1.37", "older"), ("garbage", "1.37", "unreadable")])
@@ -114,7 +123,7 @@ def test_other_server_versions(server: str, want: str, warn: str) -> None:
 
 
 def test_live_cluster_version_from_the_server(tmp_path: Path) -> None:
-    for version, want in (("v1.37.2", "1.37"), ("v1.38.1", "1.37")):
+    for version, want in (("v1.37.2", "1.37"), ("v1.38.1", "1.38")):
         with FakeApiServer(LEFTOVER, version=version) as srv:
             kc = srv.write_kubeconfig(tmp_path / "kubeconfig")
             code, out, err = _run(WHATIF + ["--kubeconfig", str(kc), "-o", "json"])
@@ -144,9 +153,10 @@ def test_version_spellings(spelled: str) -> None:
 
 
 def test_gates_per_profile() -> None:
-    """DRAPreemption exists only from 1.38 (v1.37.2's kube_features.go has no such gate)."""
-    assert parse_gates(None, V1_38).dra_preemption is True
-    assert parse_gates("DRAPreemption=false", V1_38).dra_preemption is False
+    """DRAPreemption: refused under 1.37 (v1.37.2's kube_features.go has no such gate); under 1.38
+    an opt-in, off by default, because v1.38.0-beta.0 has no such gate either (profiles.py)."""
+    assert parse_gates(None, V1_38).dra_preemption is False
+    assert parse_gates("DRAPreemption=true", V1_38).dra_preemption is True
     assert parse_gates(None, V1_37).dra_preemption is False
     with pytest.raises(UserError, match=r"does not exist in Kubernetes 1.37 \(it does in 1.38"):
         parse_gates("DRAPreemption=true", V1_37)
@@ -199,6 +209,6 @@ def test_victim_aware_commitments_follow_rollbacks() -> None:
     state = SimpleNamespace(has=lambda p: p.uid in placed)
     choice = VictimAwareChoice(SimpleNamespace(state=state), [], {})
     choice.commits = {"a": (SimpleNamespace(uid="a"), frozenset({0})), "b": (SimpleNamespace(uid="b"), frozenset({1}))}
-    assert choice._committed() == {0}
+    assert choice._condemned() == {0}
     placed.add("b")
-    assert choice._committed() == {0, 1}
+    assert choice._condemned() == {0, 1}

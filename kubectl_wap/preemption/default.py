@@ -189,7 +189,9 @@ def preempt_for_pod(
         res.outcome, res.message = NOT_ELIGIBLE, f"{fit_msg} {PREFIX}not eligible due to preemptionPolicy=Never."
         steps.append("PodEligibleToPreemptOthers: preemptionPolicy=Never.")
         return res
-    units = build_units(state, index, generic_workload)
+    # v1.38.0-beta.0 preemption.go builds the node's victims with getCrossNodesVictims / NewVictim at
+    # each pod's own priority (units.collect `own_priority`).
+    units = build_units(state, index, generic_workload, own_priority=profile.victims_keep_pod_priority)
     if pod.nominated_node_name:
         nidx = state.node_index.get(pod.nominated_node_name)
         nst = r.statuses.get(nidx) if nidx is not None else None

@@ -26,7 +26,7 @@ class RankedUnit:
 def rank_units(snap: Snapshot, priority: int | None, gates: Gates) -> tuple[int, list[RankedUnit]]:
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     state = build_state(snap)
-    units = build_units(state, index, gates.generic_workload)
+    units = build_units(state, index, gates.generic_workload, own_priority=gates.profile.victims_keep_pod_priority)
     if priority is None:
         priority = max((u.priority for u in units), default=0) + 1
     potential = by_importance([u for u in units if u.priority < priority])

@@ -154,14 +154,21 @@ class Candidates:
 
 def collect(
     state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
-    keep: list[Pod] | None = None,
+    keep: list[Pod] | None = None, own_priority: bool = False,
 ) -> Candidates:
     """Every preemption unit among the pods currently in `state`, cluster-wide. Nodes are walked
     in name order and pods in node order; group units are deduplicated by their All ancestor.
     With `below`, only units whose effective priority is lower are collected (the potential
     victims of a preemptor of that priority; the others would be filtered out anyway), and the
     pods left out are appended to `keep` when given (ClusterState.remove_pods can rebuild from
-    them)."""
+    them).
+
+    `own_priority` (the 1.38 profile's `victims_keep_pod_priority`): v1.38.0-beta.0
+    framework/preemption/victims.go `getCrossNodesVictims` makes a group pod with no
+    disruptionMode All ancestor a `NewPodVictim` (types.go): its own spec.priority and the Pod
+    kind; an All unit takes the priority of the pod the walk met first
+    (`searchCrossNodesVictimPods`: `PodPriority(podInfo.GetPod())`). v1.37.2 gives both the root
+    group's priority, and the single pod the PodGroup rank."""
     c = Candidates()
     pods_, node_, prio_, rank_, meta_, objs_, victim_pods = c.pods, c.node, c.prio, c.rank, c.meta, c.objs, c.victim_pods
     done_groups: set[tuple[str, str, str]] = set()
@@ -191,11 +198,14 @@ def collect(
                 leaf = index.leaf_of(pod)
                 prio, source = effective_priority(pod, index, generic_workload)
                 anc = highest_all_ancestor(leaf, index) if leaf is not None else None
-                c.metas.append((leaf.disruption_mode if leaf is not None else "", leaf.name if leaf is not None else pgn, source))
+                c.metas.append((leaf.disruption_mode if leaf is not None else "", leaf.name if leaf is not None else pgn,
+                                "" if own_priority else source))
                 hit = (prio, source, leaf, anc, len(c.metas) - 1)
                 if leaf is not None:  # a missing leaf falls back to each pod's own priority
                     per_leaf[lk] = hit
             prio, source, leaf, anc, meta = hit
+            if own_priority:
+                prio, source = pod.priority or 0, ""
             if limit is not None and prio >= limit:
                 if keep is not None:
                     keep.append(pod)
@@ -239,7 +249,7 @@ def collect(
             pods_.append(pod)
             node_.append(idx)
             prio_.append(prio)
-            rank_.append(PODGROUP_RANK)
+            rank_.append(POD_RANK if own_priority else PODGROUP_RANK)
             meta_.append(meta)
             objs_.append(None)
             victim_pods.append(pod)
@@ -248,7 +258,7 @@ def collect(
 
 def build_units(
     state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
-    keep: list[Pod] | None = None,
+    keep: list[Pod] | None = None, own_priority: bool = False,
 ) -> list[VictimUnit]:
     """Every preemption unit among the pods currently in `state` (see collect), as VictimUnits."""
-    return collect(state, index, generic_workload, below, keep).units()
+    return collect(state, index, generic_workload, below, keep, own_priority).units()

@@ -225,7 +225,9 @@ def _post_filter(
         if idx is None:
             continue
         for p in state.pods_on(idx):
-            if effective_priority(p, index, generic_workload)[0] < prio and p.terminating_by_preemption:
+            # IsPodGroupWaitingForVictims: v1.38.0-beta.0 compares the pod's own priority (executor.go).
+            own = (p.priority or 0) if profile.victims_keep_pod_priority else effective_priority(p, index, generic_workload)[0]
+            if own < prio and p.terminating_by_preemption:
                 res.outcome = NOT_ELIGIBLE
                 # isOngoingPreemption (PR #138710): newer code returns Success with the members'
                 # current nominations and picks no new victims; v1.36 reported the group
@@ -241,7 +243,7 @@ def _post_filter(
 
     # 3. Potential victims: every unit cluster-wide with strictly lower effective priority.
     keep: list[Pod] = []
-    cands = collect(state, index, generic_workload, below=prio, keep=keep)
+    cands = collect(state, index, generic_workload, below=prio, keep=keep, own_priority=profile.victims_keep_pod_priority)
     if not len(cands):
         res.outcome, res.message = OUT_UNSCHEDULABLE, PREFIX + "No preemption victims found for incoming preemptor"
         steps.append("No running unit has a lower priority than the preemptor: nothing to preempt.")
@@ -270,9 +272,10 @@ def _post_filter(
         if profile.victim_aware_placement:
             classified = classify(ordered, snap.pdbs, profile)
             sched.preference = VictimAwareChoice(sched, classified[0] + classified[1], node_of)
-            steps.append("Victim-aware node choice (Kubernetes 1.38 rules): each preemptor pod goes to the feasible node whose new "
-                         "victims cost least (no new victim, fewest PDB violations, lowest highest priority, lowest sum, fewest pods), "
-                         "then the score plugins decide.")
+            steps.append("Victim-aware node choice (Kubernetes 1.38 rules, DefaultPreemption RankNodes): each preemptor pod goes to "
+                         "the feasible nodes whose surviving potential victims cost least (none; then fewest PDB violations; then, from "
+                         "the highest priority down, lower priority and fewer pods; fewest pods; smaller units), choosing a node "
+                         "condemns all of its surviving victims, then the score plugins decide; reprieval later keeps those not needed.")
         try:
             after = pgs.run_root(root)
         finally:

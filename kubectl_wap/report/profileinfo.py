@@ -8,10 +8,11 @@ from typing import Any
 
 def profile_fields(gates: Any) -> dict[str, Any]:
     """JSON fields: `schedulerVersion` ("1.37"), `schedulerVersionSource` (why), and
-    `schedulerVersionReleased` (false for a development-branch profile)."""
+    `schedulerVersionReleased` (false for a profile of an unreleased version), `schedulerVersionBuild`
+    (the upstream build its rules come from: profiles.Profile.upstream_build)."""
     p = gates.profile
     return {"schedulerVersion": p.version, "schedulerVersionSource": gates.profile_source or "default",
-            "schedulerVersionReleased": p.released}
+            "schedulerVersionReleased": p.released, "schedulerVersionBuild": p.upstream_build}
 
 
 def profile_line(doc: dict[str, Any]) -> str | None:
@@ -19,5 +20,9 @@ def profile_line(doc: dict[str, Any]) -> str | None:
     v = doc.get("schedulerVersion")
     if not v:
         return None
-    state = "" if doc.get("schedulerVersionReleased", True) else " (unreleased: rules from upstream's development branch)"
+    build = doc.get("schedulerVersionBuild")
+    if doc.get("schedulerVersionReleased", True):
+        state = f" (as kube-scheduler {build})" if build else ""
+    else:
+        state = f" (unreleased: rules read from kube-scheduler {build})" if build else " (unreleased: rules from upstream's development branch)"
     return f"Scheduler rules: Kubernetes {v}{state}, {doc.get('schedulerVersionSource', 'default')}"

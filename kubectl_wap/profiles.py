@@ -70,6 +70,13 @@ class Profile:
     # PodGroup. v1.38.0-beta.0 victims.go getCrossNodesVictims + types.go NewPodVictim / NewVictim:
     # the pod's own spec.priority, and a single pod is of the Pod kind.
     victims_keep_pod_priority: bool = False
+    # Whether the pods a failed child group of a CompositePodGroup had placed one by one are kept
+    # as proposed assignments of the WAP simulation (framework/podgroup.py GroupResult.leaked).
+    # v1.37.2: yes (found and measured by the 1.37 oracle batch). v1.38.0-beta.0: no, measured by
+    # the 1.38 oracle on tests/oracle/v1.38/cases (gen-7-20, gen-7-34: the beta nominates only the
+    # pods of the children that fit); the beta replaced GangScheduling's Permit step with
+    # PlacementFeasible (#141182, #141314). The code path was not read line by line.
+    failed_child_pods_proposed: bool = True
     # The upstream build this profile was measured against (docs/versions.md), stated in reports.
     upstream_build: str = ""
 
@@ -130,6 +137,7 @@ V1_38 = Profile(
     # (preemption/victimaware.py).
     victim_aware_placement=True,
     victims_keep_pod_priority=True,           # v1.38.0-beta.0 victims.go getCrossNodesVictims
+    failed_child_pods_proposed=False,         # the 1.38 oracle (tests/oracle/v1.38/cases)
     reprieval="two-phase",                    # D6
     reprieve_filter=True,                     # D7
 )

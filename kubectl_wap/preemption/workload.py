@@ -289,7 +289,8 @@ def _post_filter(
             return res
         # What upstream's scheduling function proposes: the tree's assignments, plus the pods a
         # failed child group had placed one by one (framework/podgroup.py GroupResult.leaked).
-        valid = after.assignments + after.leaked
+        leaked = after.leaked if profile.failed_child_pods_proposed else []
+        valid = after.assignments + leaked
         # With TAS the scheduling function already chose the best placement (topology domain);
         # reprieval below keeps these assignments fixed, i.e. it works inside that domain.
         steps.extend(_placement_steps(after))
@@ -316,10 +317,10 @@ def _post_filter(
                          "assignment (the same verdicts as replaying every assignment).")
         if columnar:
             res.candidates, res.reprieved, res.victims = choose_victims(
-                sched, cands, reprieve_units, which_k, valid, node_of, leaked=bool(after.leaked))
+                sched, cands, reprieve_units, which_k, valid, node_of, leaked=bool(leaked))
         else:
             order_units = violating + non_violating
-            outcomes = reprieve_in_order(sched, order_units, valid, node_of, fast, leaked=bool(after.leaked))
+            outcomes = reprieve_in_order(sched, order_units, valid, node_of, fast, leaked=bool(leaked))
             candidates = [verdict(u, i, out, which.get(u.key), state.nodes) for i, (u, out) in enumerate(zip(order_units, outcomes))]
             res.candidates = candidates
             res.reprieved = [v for v in candidates if v.reprieved]

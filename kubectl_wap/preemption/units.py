@@ -95,6 +95,13 @@ def effective_priority(pod: Pod, index: GroupIndex, generic_workload: bool = Tru
     return pod.priority or 0, f"Pod {pod.key}"
 
 
+def victim_priority(pod: Pod, index: GroupIndex, generic_workload: bool, own_priority: bool) -> int:
+    """The priority a running pod has as a victim: its own spec.priority under the 1.38 profile
+    (v1.38.0-beta.0 `NewPodVictim`, `IsPodGroupWaitingForVictims`), else effective_priority's.
+    collect() applies the same rule in its walk (with effective_priority cached per group)."""
+    return (pod.priority or 0) if own_priority else effective_priority(pod, index, generic_workload)[0]
+
+
 def highest_all_ancestor(leaf: PodGroup, index: GroupIndex) -> PodGroup | CompositePodGroup | None:
     """getHighestAllAncestor: the highest group in the chain with disruptionMode all."""
     best = None

@@ -35,7 +35,7 @@ from .result import (
     verdict_flags,
 )
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
-from .units import collect, effective_priority
+from .units import collect, victim_priority
 from .validation import preemptor_policy, validate_group_pods, validate_hierarchy
 from .victimaware import VictimAwareChoice
 
@@ -226,8 +226,7 @@ def _post_filter(
             continue
         for p in state.pods_on(idx):
             # IsPodGroupWaitingForVictims: v1.38.0-beta.0 compares the pod's own priority (executor.go).
-            own = (p.priority or 0) if profile.victims_keep_pod_priority else effective_priority(p, index, generic_workload)[0]
-            if own < prio and p.terminating_by_preemption:
+            if victim_priority(p, index, generic_workload, profile.victims_keep_pod_priority) < prio and p.terminating_by_preemption:
                 res.outcome = NOT_ELIGIBLE
                 # isOngoingPreemption (PR #138710): newer code returns Success with the members'
                 # current nominations and picks no new victims; v1.36 reported the group

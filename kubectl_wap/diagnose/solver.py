@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
+import math
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -33,6 +34,14 @@ class LinearModel:
         return len(self.ub) - 1
 
     def row(self, idx: list[int], coef: list[int], lo: int | None = None, hi: int | None = None) -> None:
+        """lo <= sum(coef * x[idx]) <= hi over integer x. The row is divided by the gcd of its
+        coefficients (hi rounded down, lo up: the same integer points), so memory rows, which
+        carry bytes (multiples of 2**20 and more), reach the floating-point solver as small numbers."""
+        g = math.gcd(*coef) if coef else 0
+        if g > 1:
+            coef = [c // g for c in coef]
+            lo = None if lo is None else -((-lo) // g)
+            hi = None if hi is None else hi // g
         self.rows.append((idx, coef, lo, hi))
 
 
@@ -125,12 +134,25 @@ def _highs(m: LinearModel, objectives, time_limit: float) -> Solution:
         t0 = time.monotonic()
         h.run()
         st = h.getModelStatus()
+        if values is not None and st in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible,
+                                         highspy.HighsModelStatus.kSolveError):
+            # Impossible: the previous stage's solution meets every row, the new one included.
+            # HiGHS has answered so (kSolveError with presolve, after addRow; found by
+            # tests/test_diagnose_optimal.py's property, highspy 1.x): solve this stage again
+            # without presolve, from that solution.
+            h.setOptionValue("presolve", "off")
+            h.setSolution(_start(h, values))
+            h.run()
+            h.setOptionValue("presolve", "choose")
+            st = h.getModelStatus()
         info = h.getInfo()
         dt = time.monotonic() - t0
         has = info.primal_solution_status == 2  # kSolutionStatusFeasible
         if not has:
-            stages.append(Stage(name, None, None, st == highspy.HighsModelStatus.kInfeasible, dt))
-            return Solution(None, stages, "highs")
+            # A first stage without a solution: proven infeasible or not. A later one keeps the
+            # previous stage's solution (feasible, not proven lexicographically optimal).
+            stages.append(Stage(name, None, None, values is None and st == highspy.HighsModelStatus.kInfeasible, dt))
+            return Solution(values, stages, "highs")
         x = [int(round(v)) for v in h.getSolution().col_value]
         val = int(round(sum(c * x[i] for i, c in zip(idx, coef))))
         optimal = st == highspy.HighsModelStatus.kOptimal
@@ -140,6 +162,16 @@ def _highs(m: LinearModel, objectives, time_limit: float) -> Solution:
             break
         h.addRow(-inf, val, len(idx), np.array(idx, dtype=np.int32), np.array(coef, dtype=float))
     return Solution(values, stages, "highs")
+
+
+def _start(h, values: list[int]):
+    """A HighsSolution holding `values` as the column values (a MIP start)."""
+    import highspy
+
+    sol = highspy.HighsSolution()
+    sol.col_value = [float(v) for v in values]
+    sol.value_valid = True
+    return sol
 
 
 def _cpsat(m: LinearModel, objectives, time_limit: float) -> Solution:

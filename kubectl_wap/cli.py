@@ -941,7 +941,7 @@ def _label_selector(text: str | None) -> dict[str, str] | None:
     return out
 
 
-@app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json"))
+@app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json\n  # What changes for us when we upgrade: only the objects whose answer differs\n  kubectl wap pending -A --compare-versions 1.37,1.38"))
 def pending(
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
     selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
@@ -951,6 +951,9 @@ def pending(
     namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
+        "Compare two versions' scheduler rules (e.g. 1.37,1.38): list only the pending objects whose answer (outcome, "
+        "victims, reason) changes, as the 'what changes when we upgrade' report. Not with --scheduler-version."))] = None,
 ) -> None:
     """Why is everything pending? One row per pending pod, PodGroup or CompositePodGroup root: the main reason in plain
     words and kube-scheduler's own, whether preemption would help (victims from the real analysis), whether one more node
@@ -961,6 +964,7 @@ def pending(
         from .report.diagnose import pending_document, render_pending
         from .report.profileinfo import profile_fields
 
+        versions = _compare_versions(compare_versions, scheduler_version, feature_gates)
         _early_gates(feature_gates, scheduler_version)
         from .snapshot.evidence import claim_blockers
         from .snapshot.source import build
@@ -969,6 +973,9 @@ def pending(
         header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
         claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
         snap = build(header, items)
+        if versions:
+            _pending_versions(snap, versions, feature_gates, ns, selector, claims, demo, snapshot, output, color, no_headers)
+            return
         gates = _gates_for(snap, feature_gates, scheduler_version)
         su = None
         if scale_up:
@@ -988,6 +995,50 @@ def pending(
             render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
+
+
+def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[str]:
+    """The two versions of --compare-versions A,B (checked before the cluster is read), or []."""
+    if value is None:
+        return []
+    from .errors import UserError
+    from .preemption.gates import parse_gates
+    from .profilepick import parse_scheduler_version
+
+    if scheduler_version:
+        raise UserError("--compare-versions names both versions: drop --scheduler-version")
+    parts = [v.strip() for v in value.split(",") if v.strip()]
+    if len(parts) != 2:
+        raise UserError(f"--compare-versions wants two versions, e.g. 1.37,1.38; got {value!r}")
+    profiles = [parse_scheduler_version(v) for v in parts]
+    if profiles[0] is profiles[1]:
+        raise UserError(f"--compare-versions: {parts[0]} and {parts[1]} are the same rules ({profiles[0].version})")
+    for p in profiles:
+        parse_gates(feature_gates, p)  # a gate one of the versions does not have is refused here
+    return [p.version for p in profiles]
+
+
+def _pending_versions(snap: Any, versions: list[str], feature_gates: str | None, ns: str | None, selector: str | None,
+                      claims: Any, demo: bool, snapshot: str | None, output: str, color: Any, no_headers: bool) -> None:
+    from .diagnose.pending import triage
+    from .diagnose.upgrade import compare_triages
+    from .preemption.gates import parse_gates
+    from .profiles import PROFILES
+    from .report.formats import parse_output
+    from .report.profileinfo import profile_fields
+    from .report.upgrade import render_version_diff, version_diff_document
+
+    gates = [parse_gates(feature_gates, PROFILES[v], "--compare-versions") for v in versions]
+    # Scale-up is not compared (it does not depend on the version's preemption rules).
+    a, b = (triage(snap, g, ns, _label_selector(selector), _snapshot_time(snap), None, claims) for g in gates)
+    changes, compared = compare_triages(a, b)
+    doc = version_diff_document(changes, compared, [profile_fields(g) for g in gates], "demo" if demo else (snapshot or "cluster"),
+                                ns, list(snap.warnings))
+    fmt, _ = parse_output(output, DIAG_FORMATS)
+    if fmt in ("json", "yaml"):
+        _emit(doc, fmt)
+    else:
+        render_version_diff(doc, _console(color), no_headers=no_headers, err=_console(color, stderr=True))
 
 
 @app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research --snapshot after.json.gz"))

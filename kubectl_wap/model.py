@@ -250,6 +250,11 @@ class PodGroup:
     preemption_policy: str | None = None
     topology_keys: tuple[str, ...] = ()  # spec.schedulingConstraints.topology[].key
     creation_timestamp: float | None = None
+    # spec.workloadRef.workloadName ("" when absent); 1.38's hierarchy validation compares it.
+    workload_name: str = ""
+    # spec.disruptionMode was given (an unset mode is neither Single nor All to 1.38's hierarchy
+    # validation, GenericPodGroup.HasDisruptionModeSingle; the engine reads unset as Single).
+    disruption_mode_set: bool = False
     uses_resource_claims: bool = False
     priority_admitted: bool = False  # spec.priority was absent and resolved by priority admission
 
@@ -274,6 +279,11 @@ class CompositePodGroup:
     preemption_policy: str | None = None
     topology_keys: tuple[str, ...] = ()
     creation_timestamp: float | None = None
+    # spec.workloadRef.workloadName ("" when absent); 1.38's hierarchy validation compares it.
+    workload_name: str = ""
+    # spec.disruptionMode was given (an unset mode is neither Single nor All to 1.38's hierarchy
+    # validation, GenericPodGroup.HasDisruptionModeSingle; the engine reads unset as Single).
+    disruption_mode_set: bool = False
     priority_admitted: bool = False  # spec.priority was absent and resolved by priority admission
 
     kind = "CompositePodGroup"

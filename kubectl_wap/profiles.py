@@ -43,10 +43,10 @@ class Profile:
     pdb_empty_selector_matches_all: bool = False
     pdb_unlabeled_pods_can_violate: bool = False
     # schedule_one_podgroup.go validatePodGroup. v1.37.2: the pods of the hierarchy against the
-    # root group ("all pods in a single pod group ..."), non-root groups not checked. Development
-    # branch (upstream-changes.md D4): validatePodGroupHierarchy also checks every (composite)
-    # pod group's priority and (gate on) preemption policy against the root, and the strings name
-    # the objects ("... in a pod group hierarchy ..., got %d (%q) and %d (%q)").
+    # root group ("all pods in a single pod group ..."), non-root groups not checked.
+    # v1.38.0-beta.0 validatePodGroupHierarchy (read; preemption/validation.py): every group below
+    # the root (workload, priority, preemption policy, gang parent/basic child, All parent/Single
+    # child, depth) and every pod, with strings that name the objects by EntityKey.
     validate_hierarchy: bool = False
     # The fit error when a pod-group cycle "succeeds" with no pod placed. v1.37.2
     # schedule_one_podgroup.go errPodGroupUnschedulable; development branch algorithm_podgroup.go
@@ -78,6 +78,19 @@ class Profile:
     # pods of the children that fit); the beta replaced GangScheduling's Permit step with
     # PlacementFeasible (#141182, #141314). The code path was not read line by line.
     failed_child_pods_proposed: bool = True
+    # Where the WAP preemptor's policy comes from. v1.37.2 podGroupPreemptor: the
+    # PodGroupPreemptionPolicy gate picks the root's spec.preemptionPolicy (on) or the pods' Never
+    # (off). v1.38.0-beta.0 manager.go getPreemptionPolicy: the root's policy when set, else the
+    # pods' (no gate).
+    preemption_policy_gated: bool = True
+    # API validation of PodGroup / CompositePodGroup creation refuses `disruptionMode: all` unless
+    # the scheduling policy is gang (v1.38.0-beta.0 pkg/apis/scheduling/validation
+    # nonGangDisruptionModeAllErrorMsg; not in v1.37.2). Such a group stored before an upgrade
+    # stays, and the scheduler reads its mode as All: the analysis warns and keeps it.
+    all_mode_requires_gang: bool = False
+    # Gates of an earlier release this one removed, with the behaviour it kept: --feature-gates
+    # refuses them under this profile (gates.py).
+    removed_gates: Mapping[str, str] = field(default_factory=dict)
     # The upstream build this profile's rules were read from (1.37: and measured against by the
     # oracle in CI), stated in reports (docs/versions.md).
     upstream_build: str = ""
@@ -133,13 +146,17 @@ V1_38 = Profile(
     gate_defaults=_GATES_1_38,
     pdb_empty_selector_matches_all=True,      # v1.38.0-beta.0 util.go FilterVictimsWithPDBViolation
     pdb_unlabeled_pods_can_violate=True,      # the same
-    validate_hierarchy=True,                  # D4
+    validate_hierarchy=True,                  # v1.38.0-beta.0 validatePodGroupHierarchy (validation.py)
     no_pods_schedulable_message="no pods were schedulable",  # D3
     # v1.38.0-beta.0 DefaultPreemption RankNodes / Reserve with preemption.CompareVictimSets
     # (preemption/victimaware.py).
     victim_aware_placement=True,
     victims_keep_pod_priority=True,           # v1.38.0-beta.0 victims.go getCrossNodesVictims
     failed_child_pods_proposed=False,         # the 1.38 oracle (tests/oracle/v1.38/cases)
+    preemption_policy_gated=False,            # v1.38.0-beta.0 manager.go getPreemptionPolicy
+    all_mode_requires_gang=True,              # v1.38.0-beta.0 scheduling validation
+    removed_gates={"PodGroupPreemptionPolicy": "removed in 1.38: a group's spec.preemptionPolicy is always honoured, "
+                                               "and when it is unset a member pod's Never is"},
     reprieval="two-phase",                    # D6
     reprieve_filter=True,                     # D7
 )

@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import base64
 import copy
+import dataclasses
 import json
 import shutil
 import socket
@@ -125,8 +126,12 @@ class FakeApiServer:
         version: str = SERVER_VERSION,
         user: str = "tester",
         tls: bool | None = None,
+        versions: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
+        """`versions` serves a resource (by plural) at these API versions instead of its one
+        version in RESOURCES, e.g. {"compositepodgroups": ("v1beta1", "v1alpha3")} as 1.38 does."""
         self.token = token
+        self.versions = dict(versions or {})
         self.tls = tls_available() if tls is None else tls
         self.version = version
         self.user = user
@@ -245,7 +250,12 @@ class FakeApiServer:
         return None
 
     def _served(self) -> list[ResourceInfo]:
-        return [r for r in RESOURCES if r.plural not in self.not_served]
+        out = []
+        for r in RESOURCES:
+            if r.plural in self.not_served:
+                continue
+            out.extend(dataclasses.replace(r, version=v) for v in self.versions.get(r.plural, (r.version,)))
+        return out
 
     def list_body(self, info: ResourceInfo, meta: dict, page: list[Any]) -> dict | bytes:
         """One LIST response. A subclass may store items pre-encoded and return bytes

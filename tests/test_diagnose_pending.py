@@ -148,7 +148,11 @@ def test_demo_cli_rows_match_whatif():
     by = {f"{r['namespace']}/{r['name']}": r for r in doc["items"]}
     assert [r["name"] for r in doc["items"]][:2] == ["finetune-nightly", "job-1"]
     # the same numbers as `whatif podgroup job-1` (docs/demo.md: 10 pods in 7 units)
-    assert by["ml/job-1"]["preemption"] == {"helps": "yes", "victimPods": 10, "victimUnits": 7, "outcome": "Preempt", "why": None}
+    pre = dict(by["ml/job-1"]["preemption"])
+    victims = pre.pop("victims")
+    assert pre == {"helps": "yes", "victimPods": 10, "victimUnits": 7, "outcome": "Preempt", "why": None}
+    w = json.loads(CliRunner().invoke(app, ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "-o", "json"]).stdout)
+    assert victims == sorted(f"{v['namespace']}/{v['name']}" for v in w["victims"])
     assert by["ml/small-eval"]["preemption"]["helps"] == "not needed"
     assert by["batch/urgent-report"]["preemption"]["victimPods"] == 1
     assert by["ml/job-1"]["ageSeconds"] == 180

@@ -52,6 +52,7 @@ class PendingRow:
     outcome: str = ""  # the analysis outcome when one ran
     scale_up: str = ""  # template name(s) one added node of which would make it schedulable, "no", or ""
     notes: tuple[str, ...] = ()
+    victims: tuple[str, ...] = ()  # the victim pods (namespace/name, sorted) when preemption helps
 
 
 @dataclass(slots=True)
@@ -283,9 +284,9 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
     if blockers:
         return PendingRow(reason=blockers[0], upstream="", blockers=tuple(blockers), **common)
 
-    res = preempt_for_pod(snap, sched, index, pods[0], gates.generic_workload) if root is None else preempt_for_group(
+    res = preempt_for_pod(snap, sched, index, pods[0], gates.generic_workload, gates.profile) if root is None else preempt_for_group(
         snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, True,
-        tas=gates.topology_aware_workload_scheduling,
+        tas=gates.topology_aware_workload_scheduling, profile=gates.profile,
     )
     help_, vp, vu = _preemption(res)
     if res.outcome == NO_PREEMPTION_NEEDED:
@@ -304,7 +305,8 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
         why = ""
     su = scale_up.one_node(snap, root, pods[0], gates) if scale_up is not None else ""
     return PendingRow(reason=plain, upstream=upstream, preemption=help_, preemption_why=why, victim_pods=vp,
-                      victim_units=vu, outcome=res.outcome, scale_up=su, **common)
+                      victim_units=vu, outcome=res.outcome, scale_up=su, victims=tuple(sorted(p.key for p in res.victim_pods)),
+                      **common)
 
 
 class ScaleUp:

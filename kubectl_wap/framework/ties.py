@@ -56,6 +56,27 @@ def pick(n: int) -> int:
     return _chooser[-1].randrange(n) if _chooser and n > 1 else 0
 
 
+def exploring() -> bool:
+    """Inside an explore() block: ties are to be broken at random."""
+    return bool(_chooser)
+
+
+def shuffle_runs(items: list, same: Callable[[object, object], bool]) -> list:
+    """Inside explore(): each run of consecutive items that `same` calls equal, in a seeded random
+    order (a tie upstream breaks by an order the snapshot does not have). Outside: items unchanged."""
+    if not _chooser or len(items) < 2:
+        return items
+    out, start = list(items), 0
+    for i in range(1, len(out) + 1):
+        if i == len(out) or not same(out[start], out[i]):
+            if i - start > 1:
+                run = out[start:i]
+                _chooser[-1].shuffle(run)
+                out[start:i] = run
+            start = i
+    return out
+
+
 @contextmanager
 def explore(seed: int) -> Iterator[list[tuple[str, str]]]:
     """Break ties at random (seeded) inside the block; collects the ties as observe() does."""

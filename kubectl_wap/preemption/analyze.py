@@ -8,7 +8,7 @@ from ..errors import UserError
 from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler
 from ..framework.state import build_state
-from ..model import Snapshot
+from ..model import ALL, Snapshot
 from .default import preempt_for_pod
 from .gates import Gates
 from .result import DEFAULT_MAX_CYCLES, Result
@@ -44,7 +44,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
     state = build_state(snap, gates.dra_preemption)
     nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
     sched = Scheduler(state, nominated)
-    warnings = list(snap.warnings)
+    warnings = list(snap.warnings) + _not_creatable(snap, gates)
     if k == "Pod":
         pod = next((p for p in snap.pods if p.namespace == namespace and p.name == name), None)
         if pod is None:
@@ -79,6 +79,21 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
     if state.dra is not None:
         res.warnings.extend(state.dra.warnings)  # DRA claims or selectors we could not model
     return res
+
+
+def _not_creatable(snap: Snapshot, gates: Gates) -> list[str]:
+    """Groups the profile's API server would refuse to create (profiles.py all_mode_requires_gang):
+    said, not refused, since one stored before an upgrade is still scheduled around."""
+    if not gates.profile.all_mode_requires_gang:
+        return []
+    bad = [g for g in [*snap.pod_groups, *snap.composite_pod_groups]
+           if g.disruption_mode == ALL and g.disruption_mode_set and g.policy != "gang"]
+    if not bad:
+        return []
+    names = ", ".join(f"{g.kind} {g.key}" for g in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    return [f"{names}: disruptionMode all with a basic scheduling policy, which a Kubernetes {gates.profile.version} API server "
+            'refuses to create (cannot have "all" disruption mode when scheduling policy is other than "gang"); a group stored '
+            "before the upgrade keeps it, and kube-scheduler, like this analysis, treats it as All"]
 
 
 def _not_found(kind: str, namespace: str, name: str, elsewhere: list[str]) -> str:

@@ -14,7 +14,6 @@ from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
 from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, PREEMPT_LOWER, Pod, Snapshot
-from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
 from .importance import by_importance
 from .pdb import classify
@@ -138,8 +137,10 @@ def pick_one_node(cands: list[_Candidate], names: list[str]) -> tuple[_Candidate
 
 
 def preempt_for_pod(
-    snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Pod, generic_workload: bool = True, profile: Profile = DEFAULT_PROFILE,
+    snap: Snapshot, sched: Scheduler, index: GroupIndex, pod: Pod, generic_workload: bool, profile: Profile,
 ) -> Result:
+    # `profile` has no default: every caller says which version's rules (a forgotten one gave
+    # `pending` the 1.37 rules under --scheduler-version 1.38).
     state = sched.state
     prio = pod.priority or 0
     policy = pod.preemption_policy or PREEMPT_LOWER

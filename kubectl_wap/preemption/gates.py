@@ -60,7 +60,10 @@ def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE, profile_so
         if "=" not in part:
             raise UserError(f"invalid --feature-gates entry {part!r}: want NAME=true|false")
         k, v = (x.strip() for x in part.split("=", 1))
-        known = KNOWN | set(profile.gate_defaults)
+        known = (KNOWN - set(profile.removed_gates)) | set(profile.gate_defaults)
+        if k in profile.removed_gates:
+            raise UserError(f"feature gate {k!r} does not exist in Kubernetes {profile.version} ({profile.removed_gates[k]}); "
+                            "see --scheduler-version")
         if k not in known:
             elsewhere = [ver for ver, p in PROFILES.items() if k in p.gate_defaults]
             if elsewhere:

@@ -110,6 +110,10 @@ def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
     if ties.observed():
         # v1.37's MoreImportantVictim stops at the start time: units equal up to there keep the
         # input order upstream (UPSTREAM-DIFF: our last key is the first pod's UID).
+        # v1.38.0-beta.0's ends with the first pod's UID (util.go podIdentityLess), as ours: exact
+        # on a real cluster's snapshot, but still a tie against the oracle, whose API server gives
+        # every pod a new random UID. Under explore() such runs come in a random order.
+        out = ties.shuffle_runs(out, lambda a, b: a.importance[:4] == b.importance[:4])
         for a, b in zip(out, out[1:]):
             if a.importance[:4] == b.importance[:4]:
                 ties.tie("victim-order", f"{a.kind} {a.namespace}/{a.name} and {b.kind} {b.namespace}/{b.name}")

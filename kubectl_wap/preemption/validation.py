@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..model import NEVER, PREEMPT_LOWER, CompositePodGroup, Pod
+from ..model import ALL, NEVER, PREEMPT_LOWER, SINGLE, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod
 
 DEFAULT_SCHEDULER = "default-scheduler"
 
@@ -52,9 +52,18 @@ def validate_group_pods(root: Group, pods: list[Pod], policy_gate: bool) -> str 
     return None
 
 
-def preemptor_policy(root: Group, unscheduled: list[Pod], policy_gate: bool) -> tuple[str, str]:
-    """(policy, where it came from). Gate on: the root object's spec.preemptionPolicy (nil is
-    PreemptLowerPriority). Gate off: Never if any unscheduled member pod says Never."""
+def preemptor_policy(root: Group, unscheduled: list[Pod], policy_gate: bool, gated: bool = True) -> tuple[str, str]:
+    """(policy, where it came from). `gated` (1.37, podGroupPreemptor): gate on, the root
+    object's spec.preemptionPolicy (nil is PreemptLowerPriority); gate off, Never if any
+    unscheduled member pod says Never. Not gated (v1.38.0-beta.0 manager.go getPreemptionPolicy,
+    the gate removed): the root's spec.preemptionPolicy when set, else the pods' rule."""
+    if not gated:
+        if root.preemption_policy:
+            return root.preemption_policy, f"{root.kind} {root.key} spec.preemptionPolicy"
+        for p in unscheduled:
+            if p.preemption_policy == NEVER:
+                return NEVER, f"{root.kind} {root.key} sets no spec.preemptionPolicy and member pod {p.key} has Never"
+        return PREEMPT_LOWER, f"{root.kind} {root.key} sets no spec.preemptionPolicy and no unscheduled member pod sets Never"
     if policy_gate:
         return _policy(root.preemption_policy), f"{root.kind} {root.key} spec.preemptionPolicy" + (
             "" if root.preemption_policy else " (unset: PreemptLowerPriority)"
@@ -82,40 +91,89 @@ def _hierarchy(index: GroupIndex, root: Group) -> list[Group]:
     return out
 
 
-def validate_hierarchy(index: GroupIndex, root: Group, pods: list[Pod], policy_gate: bool) -> str | None:
-    """The 1.38 profile's validation (upstream-changes.md D4: schedule_one_podgroup.go
-    validatePodGroup + validatePodGroupHierarchy on the development branch): every group of the
-    hierarchy against the root (priority; preemption policy with the PodGroupPreemptionPolicy
-    gate on), then every pod, with the hierarchy-wide error strings that name the objects.
-    UPSTREAM-DIFF: the strings are upstream's formats as quoted in upstream-changes.md; that the
-    groups are checked before the pods and that `%q` is the object's name (not namespace/name)
-    are inferred, the code was not read."""
+def _key(g: Group) -> str:
+    """framework.EntityKey.String(): "podgroup/NS/NAME" or "compositepodgroup/NS/NAME"."""
+    return f"{g.kind.lower()}/{g.namespace}/{g.name}"
+
+
+def validate_hierarchy(index: GroupIndex, root: Group, pods: list[Pod], policy_gate: bool = True) -> str | None:
+    """The 1.38 profile's validation: v1.38.0-beta.0 schedule_one_podgroup.go
+    validatePodGroupHierarchy / validatePodGroupSubtree (read). Depth first from the root; for each
+    group below the root, in this order: its workload against the root's, its priority, its
+    preemption policy (when set) against the expected one, no basic child of a gang parent, no
+    Single child of an All parent; for each PodGroup its unscheduled pods, then its scheduled ones.
+    The expected policy is the root's spec.preemptionPolicy, or when unset the first pod's. The
+    reference scheduler name is the first pod's. Error strings verbatim (objects named by
+    EntityKey, "podgroup/NS/NAME"). `policy_gate` is unused: 1.38 has no PodGroupPreemptionPolicy
+    gate. UPSTREAM-DIFF: upstream walks PodGroupInfo.Children() and the queue's pod order; we walk
+    children and pods in the snapshot's order (GroupIndex), so which of two errors is reported
+    first may differ; whether there is an error does not."""
+    del policy_gate
     root_prio = group_priority(root)
-    root_policy = _policy(root.preemption_policy)
-    for g in _hierarchy(index, root)[1:]:
-        if group_priority(g) != root_prio:
-            return ("all pod groups in a hierarchy should have the same priority as the root pod group's priority, "
-                    f'got {group_priority(g)} ("{g.name}") and {root_prio} ("{root.name}")')
-        if policy_gate and _policy(g.preemption_policy) != root_policy:
-            return ("all pod groups in a hierarchy should have the same preemption policy as the root pod group's preemption "
-                    f'policy, got {_policy(g.preemption_policy)} ("{g.name}") and {root_policy} ("{root.name}")')
-    if not pods:
-        return None
-    first = pods[0]
-    for p in pods:
-        if p.scheduler_name != first.scheduler_name:
+    expected = root.preemption_policy or ""
+    first = pods[0] if pods else None
+    if first is not None and not expected:
+        expected = _policy(first.preemption_policy)
+    scheduler = first.scheduler_name if first is not None else ""
+    by_leaf: dict[tuple[str, str], list[Pod]] = {}
+    for p in pods:  # pending first, then running: each leaf's unscheduled pods before its scheduled ones
+        by_leaf.setdefault((p.namespace, p.pod_group_name or ""), []).append(p)
+
+    def check_pod(p: Pod) -> str | None:
+        if p.scheduler_name != scheduler:
             return ("all pods in a pod group hierarchy should have the same .spec.schedulerName set, "
-                    f'got: "{p.scheduler_name}" ("{p.name}") and "{first.scheduler_name}" ("{first.name}")')
+                    f'got: "{p.scheduler_name}" ("{p.name}") and "{scheduler}" ("{first.name if first else ""}")')
         if (p.priority or 0) != root_prio:
             return ("all pods in a pod group hierarchy should have the same priority as the root pod group's priority, "
-                    f'got {p.priority or 0} ("{p.name}") and {root_prio} ("{root.name}")')
-        if policy_gate:
-            if _policy(p.preemption_policy) != root_policy:
-                return ("all pods in a pod group hierarchy should have the same preemption policy as the root pod group's "
-                        f'preemption policy, got {_policy(p.preemption_policy)} ("{p.name}") and {root_policy} ("{root.name}")')
-        elif _policy(p.preemption_policy) != _policy(first.preemption_policy):
+                    f'got {p.priority or 0} ("{p.name}") and {root_prio} ("{_key(root)}")')
+        if _policy(p.preemption_policy) != expected:
             return ("all pods in a pod group hierarchy should have the same preemption policy, "
-                    f'got {_policy(p.preemption_policy)} ("{p.name}") and {_policy(first.preemption_policy)} ("{first.name}")')
-    if first.scheduler_name != DEFAULT_SCHEDULER:
-        return f'profile not found for scheduler name "{first.scheduler_name}"'
+                    f'got {_policy(p.preemption_policy)} ("{p.name}") and {expected}')
+        return None
+
+    def check_child(g: Group, parent: Group) -> str | None:
+        if g.workload_name != root.workload_name:
+            return (f'pod group workload does not match root workload, got: "{g.workload_name}" ("{_key(g)}") and '
+                    f'"{root.workload_name}" ("{_key(root)}")')
+        if group_priority(g) != root_prio:
+            return ("all pod groups in a hierarchy should have the same priority as the root pod group's priority, "
+                    f'got {group_priority(g)} ("{_key(g)}") and {root_prio} ("{_key(root)}")')
+        if g.preemption_policy and g.preemption_policy != expected:
+            return ("all pod groups in a hierarchy should have the same preemption policy, "
+                    f'got {g.preemption_policy} ("{_key(g)}") and {expected}')
+        if parent.policy == "gang" and g.policy == "basic":
+            return f'gang parent "{_key(parent)}" cannot have basic child "{_key(g)}"'
+        if parent.disruption_mode_set and parent.disruption_mode == ALL and g.disruption_mode_set and g.disruption_mode == SINGLE:
+            return f'parent "{_key(parent)}" with All disruption mode cannot have child "{_key(g)}" with Single disruption mode'
+        return None
+
+    def subtree(g: Group, parent: Group | None, depth: int, seen: set) -> str | None:
+        if isinstance(g, CompositePodGroup) and depth == WORKLOAD_MAX_TREE_DEPTH:
+            return f'hierarchy depth exceeds maximum allowed depth {WORKLOAD_MAX_TREE_DEPTH} at "{_key(g)}"'
+        if parent is not None:
+            err = check_child(g, parent)
+            if err:
+                return err
+        if isinstance(g, CompositePodGroup):
+            if (g.namespace, g.name) in seen:
+                return None
+            seen.add((g.namespace, g.name))
+            for c in index.children(g):
+                err = subtree(c, g, depth + 1, seen)
+                if err:
+                    return err
+            return None
+        for p in by_leaf.get((g.namespace, g.name), []):
+            err = check_pod(p)
+            if err:
+                return err
+        return None
+
+    err = subtree(root, None, 1, set())
+    if err:
+        return err
+    # With no pod the reference name stays "" and no profile has it (upstream's "failure when no
+    # pods to evaluate"; the engine does not validate a group without pods: workload.py).
+    if scheduler != DEFAULT_SCHEDULER:
+        return f'profile not found for scheduler name "{scheduler}"'
     return None

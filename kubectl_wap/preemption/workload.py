@@ -13,7 +13,6 @@ from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..framework.volumes import spared_rwop_holders
 from ..framework.volumes import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
-from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import Profile
 from .candidates import choose_victims, reprieve_order, verdict
 from .candidates import importance_order as column_order
@@ -75,12 +74,14 @@ def preempt_for_group(
     fast: bool = True,
     tas: bool = True,
     max_cycles: int = DEFAULT_MAX_CYCLES,
-    profile: Profile = DEFAULT_PROFILE,
+    *,
+    profile: Profile,
 ) -> Result:
+    # `profile` has no default: every caller says which version's rules (see preempt_for_pod).
     state = sched.state
     pending, running = _members(index, root)
     prio = group_priority(root)
-    policy, policy_src = preemptor_policy(root, pending, policy_gate)
+    policy, policy_src = preemptor_policy(root, pending, policy_gate, profile.preemption_policy_gated)
     pre = Preemptor(
         kind=root.kind,
         namespace=root.namespace,
@@ -114,7 +115,9 @@ def preempt_for_group(
             return res
 
     # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
-    err = (validate_hierarchy(index, root, pending + running, policy_gate) if profile.validate_hierarchy
+    # A group with no pods is never popped from the queue upstream, so never validated: only
+    # a hierarchy with pods is (1.38's validation fails on an empty one).
+    err = (validate_hierarchy(index, root, pending + running, policy_gate) if profile.validate_hierarchy and (pending or running)
            else validate_group_pods(root, pending + running, policy_gate))
     if err:
         res.outcome, res.message = INVALID, err

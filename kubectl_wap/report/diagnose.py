@@ -41,7 +41,7 @@ def pending_document(t: Any, source: str = "", namespace: str | None = None) -> 
             "ageSeconds": None if r.created is None else max(int(t.now - r.created), 0),
             "reason": r.reason, "upstreamReason": r.upstream or None, "blockers": list(r.blockers),
             "preemption": {"helps": r.preemption, "victimPods": r.victim_pods, "victimUnits": r.victim_units,
-                           "outcome": r.outcome or None, "why": r.preemption_why or None},
+                           "outcome": r.outcome or None, "why": r.preemption_why or None, "victims": list(r.victims)},
             "scaleUp": r.scale_up or None, "notes": list(r.notes),
         })
     return {"apiVersion": API_VERSION, "kind": "PendingReport", "source": source, "namespace": namespace, "now": _iso(t.now),

@@ -683,6 +683,8 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
         _str(spec.get("preemptionPolicy")) or None,
         _topology_keys(spec),
         parse_time(md.get("creationTimestamp")),
+        _str(_d(spec.get("workloadRef")).get("workloadName")),
+        spec.get("disruptionMode") is not None,
     )
 
 
@@ -701,7 +703,8 @@ _new_composite_pod_group = positional_constructor(CompositePodGroup)
 # What _group_fields returns, in order: the leading fields of both classes ("count" is
 # min_count / min_group_count). Checked at import so a model change cannot shift them silently.
 _GROUP_FIELDS = ("namespace", "name", "uid", "policy", "count", "disruption_mode", "parent", "priority",
-                 "priority_class_name", "preemption_policy", "topology_keys", "creation_timestamp")
+                 "priority_class_name", "preemption_policy", "topology_keys", "creation_timestamp", "workload_name",
+                 "disruption_mode_set")
 for _cls, _count, _tail in ((PodGroup, "min_count", ("uses_resource_claims", "priority_admitted")),
                             (CompositePodGroup, "min_group_count", ("priority_admitted",))):
     if tuple(f.name for f in dataclasses.fields(_cls)) != tuple(_count if k == "count" else k for k in _GROUP_FIELDS) + _tail:

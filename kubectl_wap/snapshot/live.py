@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kubectl_wap.errors import ClusterAccessError
+from kubectl_wap.snapshot.discovery import resolve
 from kubectl_wap.snapshot.readonly import ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.strip import strip_object
 
@@ -43,6 +44,9 @@ class ResourceSpec:
     required: bool  # without it there is no analysis: 403/404 is an error, not a warning
     # What the answer loses when the resource cannot be read (completes "...: <effect>").
     effect: str = ""
+    # The versions whose object shape we read, most stable first: the resource is listed at the
+    # first the server serves (discovery.py). Empty: only `version`, no discovery.
+    versions: tuple[str, ...] = ()
 
     def path(self, namespace: str | None) -> str:
         root = "/api/v1" if not self.group else f"/apis/{self.group}/{self.version}"
@@ -54,6 +58,12 @@ class ResourceSpec:
     def api_version(self) -> str:
         return self.version if not self.group else f"{self.group}/{self.version}"
 
+
+# PodGroup and CompositePodGroup: v1.37 serves them at v1beta1 / v1alpha3, v1.38 both at v1beta1
+# (and v1alpha3 with alpha APIs on); the specs have the same fields at each (discovery.py).
+_SCHEDULING_VERSIONS = ("v1", "v1beta1", "v1alpha3")
+# DRA objects are read at v1 only (the beta shapes differ); discovery names a beta-only server.
+_DRA_VERSIONS = ("v1",)
 
 RESOURCES: tuple[ResourceSpec, ...] = (
     ResourceSpec("nodes", "", "v1", "nodes", "Node", False, True),
@@ -76,29 +86,32 @@ RESOURCES: tuple[ResourceSpec, ...] = (
         "podgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", True, False,
         "PodGroups are unknown, so gang scheduling and workload-aware preemption are not simulated and "
         "pods are treated one by one",
+        _SCHEDULING_VERSIONS,
     ),
     ResourceSpec(
         "compositepodgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1alpha3", "compositepodgroups",
         "CompositePodGroup", True, False,
         "CompositePodGroups are unknown, so groups of PodGroups are neither scheduled nor preempted together",
+        _SCHEDULING_VERSIONS,
     ),
     # Dynamic Resource Allocation (issue 15): what the DynamicResources filter reads.
     ResourceSpec(
         "deviceclasses.resource.k8s.io", "resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False, False,
-        "DeviceClasses are unknown, so pods with DRA resource claims cannot be allocated devices",
+        "DeviceClasses are unknown, so pods with DRA resource claims cannot be allocated devices", _DRA_VERSIONS,
     ),
     ResourceSpec(
         "resourceslices.resource.k8s.io", "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, False,
-        "ResourceSlices are unknown, so no DRA devices are available to pods with resource claims",
+        "ResourceSlices are unknown, so no DRA devices are available to pods with resource claims", _DRA_VERSIONS,
     ),
     ResourceSpec(
         "resourceclaims.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, False,
-        "ResourceClaims are unknown, so devices allocated to running pods look free",
+        "ResourceClaims are unknown, so devices allocated to running pods look free", _DRA_VERSIONS,
     ),
     ResourceSpec(
         "resourceclaimtemplates.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaimtemplates",
         "ResourceClaimTemplate", True, False,
         "ResourceClaimTemplates are unknown, so pending pods whose claims come from a template cannot be allocated devices",
+        _DRA_VERSIONS,
     ),
 )
 
@@ -191,8 +204,13 @@ def read_cluster(
         if namespace:
             header["namespace"] = namespace
         items: list[dict] = []
-        for spec in RESOURCES:
+        specs, warnings = resolve(RESOURCES, client.get)
+        header["warnings"].extend(warnings)
+        for spec in specs:
             _list_resource(client, spec, namespace, items, header, progress)
+            if spec.name in header["listed"] and spec.versions:
+                # the version each discovered resource was read at (discovery.py)
+                header.setdefault("apiVersions", {})[spec.name] = spec.api_version
         return header, items
     finally:
         if gc_was_enabled:

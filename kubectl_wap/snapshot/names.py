@@ -5,6 +5,8 @@ same (`kubectl get ... -o template` under `--request-timeout=5s`, kubectl/pkg/cm
 
 from __future__ import annotations
 
+import dataclasses
+
 from .live import RESOURCES, ResourceSpec
 
 # Shorter than kubectl's 5 s: a shell waiting on <TAB> feels anything over a second or two.
@@ -34,8 +36,15 @@ def live_names(kind: str, namespace: str | None, kubeconfig: str | None, context
             query = [("limit", _LIMIT)]
             if pending_only and spec.plural == "pods":
                 query.append(("fieldSelector", "spec.nodeName="))
-            # one request, no retries: a slow cluster gives no names rather than a hung shell
-            resp = client.request("GET", spec.path(namespace if spec.namespaced else None), query)
+            # one request per version, no retries: a slow cluster gives no names rather than a hung
+            # shell. A resource served at several versions (live.py ResourceSpec.versions) is asked
+            # at each, most stable first, until one is served (a 1.38 cluster with alpha APIs off has
+            # no v1alpha3 CompositePodGroups).
+            for version in spec.versions or (spec.version,):
+                at = dataclasses.replace(spec, version=version)
+                resp = client.request("GET", at.path(namespace if spec.namespaced else None), query)
+                if resp.status != 404:
+                    break
             if resp.status != 200:
                 return []
             items = resp.json().get("items") or []

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))  # import the helper whatever pytest's import mode
 
-from real_apiserver import cluster  # noqa: E402,F401  (the session fixture)
+from real_apiserver import cluster, cluster138  # noqa: E402,F401  (the session fixtures)
 
 
 def pytest_configure(config):

@@ -123,6 +123,24 @@ class Cluster:
                 continue
 
 
+def ready_nodes(c: Cluster, names: tuple[str, ...], cpu: str = "4") -> None:
+    """Create Ready nodes of `cpu` cpu, 16Gi, 110 pods, labelled with their hostname."""
+    c.apply([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}} for n in names])
+    res = {"cpu": cpu, "memory": "16Gi", "pods": "110"}
+    for n in names:
+        # A Node's status is ignored on create; set it through the status subresource, as a kubelet would.
+        status = {"status": {"capacity": res, "allocatable": res,
+                             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                             "lastHeartbeatTime": "2026-11-30T00:00:00Z",
+                                             "lastTransitionTime": "2026-11-30T00:00:00Z"}]}}
+        c.kubectl("patch", "node", n, "--subresource=status", "--type=merge", "-p", json.dumps(status))
+    # The TaintNodesByCondition admission plugin taints every new Node not-ready:NoSchedule; without a
+    # node lifecycle controller nobody lifts it once the node is Ready, so do what it would do.
+    nodes = json.loads(c.kubectl("get", "nodes", "-o", "json").stdout)["items"]
+    assert all({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in n["spec"].get("taints", []) for n in nodes)
+    c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-")
+
+
 def _json(body: bytes) -> dict:
     try:
         doc = json.loads(body or b"{}")
@@ -146,7 +164,8 @@ def write_kubeconfig(path: Path, url: str, token: str, ca_pem: bytes) -> Path:
     return path
 
 
-def _start(binary: Path, gates: str, d: Path, attempt: int, deadline_s: float = 180.0) -> tuple[subprocess.Popen, dict] | str:
+def _start(binary: Path, gates: str, d: Path, attempt: int, deadline_s: float = 180.0,
+           runtime_config: str = "") -> tuple[subprocess.Popen, dict] | str:
     """Start TestServe; its server.json (url, gitVersion) appears once the apiserver answers.
     Returns the process and server.json, or why it did not come up (the process is gone then)."""
     serve, log_path = d / f"serve-{attempt}", d / f"apiserver-{attempt}.log"
@@ -156,7 +175,7 @@ def _start(binary: Path, gates: str, d: Path, attempt: int, deadline_s: float = 
              f"-oracle.serve={serve}", f"-oracle.feature-gates={gates}",
              f"-oracle.token-auth-file={d / 'tokens.csv'}",
              f"-oracle.audit-policy-file={d / 'audit-policy.yaml'}", f"-oracle.audit-log={d / 'audit.log'}",
-             f"-oracle.log={d / f'klog-{attempt}.log'}"],
+             f"-oracle.log={d / f'klog-{attempt}.log'}", f"-oracle.runtime-config={runtime_config}"],
             stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=d,
         )
     end = time.monotonic() + deadline_s
@@ -180,16 +199,28 @@ def _tail(path: Path, n: int = 8) -> str:
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
+    """kube-apiserver v1.37.2 (PodGroups at v1beta1, CompositePodGroups at v1alpha3)."""
+    yield from _cluster(tmp_path_factory, "1.37")
+
+
+@pytest.fixture(scope="session")
+def cluster138(tmp_path_factory: pytest.TempPathFactory):
+    """kube-apiserver v1.38.0-beta.0 with alpha APIs off (scheduling.k8s.io/v1alpha3=false):
+    PodGroups and CompositePodGroups served at v1beta1 only, as a production 1.38 cluster has them."""
+    yield from _cluster(tmp_path_factory, "1.38", "scheduling.k8s.io/v1alpha3=false")
+
+
+def _cluster(tmp_path_factory: pytest.TempPathFactory, version: str, runtime_config: str = ""):
     if not ENABLED:
         pytest.skip(SKIP_REASON)
     sys.path.insert(0, str(REPO))
-    from tests.oracle.driver import DEFAULT_GATES, OracleError, build
+    from tests.oracle.driver import GATES_BY_VERSION, OracleError, build
 
     try:
-        binary = build(quiet=False)  # nothing to do when tests/e2e/run.sh has just built it
+        binary = build(quiet=False, version=version)  # nothing to do when tests/e2e/run.sh has just built it
     except OracleError as e:
-        pytest.fail(f"could not build the oracle binary that serves kube-apiserver: {e}")
-    d = tmp_path_factory.mktemp("apiserver")
+        pytest.fail(f"could not build the {version} oracle binary that serves kube-apiserver: {e}")
+    d = tmp_path_factory.mktemp(f"apiserver-{version}")
     (d / "tokens.csv").write_text(
         "".join(f'{tok},{user},{i},"{group}"\n' for i, (user, (tok, group)) in enumerate(TOKENS.items(), 1))
     )
@@ -198,7 +229,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
     # fails the test otherwise; on a loaded 2-core machine start-up takes 7-10 s, so try again.
     failures = []
     for attempt in range(1, 4):
-        started = _start(binary, DEFAULT_GATES, d, attempt)
+        started = _start(binary, GATES_BY_VERSION[version], d, attempt, runtime_config=runtime_config)
         if not isinstance(started, str):
             break
         failures.append(f"attempt {attempt}: {started}")

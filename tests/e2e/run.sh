@@ -16,6 +16,11 @@ if ! "$PY" -m tests.oracle build; then
     echo "e2e: FAILED: could not build tests/oracle/bin/oracle.test (kube-apiserver v1.37.2) for the real-apiserver tier" >&2
     exit 1
 fi
+# and kube-apiserver v1.38.0-beta.0 (tests/oracle/v1.38: CompositePodGroups at v1beta1)
+if ! "$PY" -m tests.oracle build --version 1.38; then
+    echo "e2e: FAILED: could not build tests/oracle/bin/oracle-1.38.test (kube-apiserver v1.38.0-beta.0) for the real-apiserver tier" >&2
+    exit 1
+fi
 t1=$(date +%s)
 echo "e2e: server binary ready in $((t1 - t0)) s" >&2
 # pyproject addopts already has -q: a second -q would drop the "N passed" summary line

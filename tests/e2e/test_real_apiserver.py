@@ -48,7 +48,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_apiserver import ENABLED, REPO, SKIP_REASON, TOKENS, Cluster, tool, write_kubeconfig  # noqa: E402
+from real_apiserver import ENABLED, REPO, SKIP_REASON, TOKENS, Cluster, ready_nodes, tool, write_kubeconfig  # noqa: E402
 
 if not ENABLED:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -127,20 +127,7 @@ def populated(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Clu
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n}, "value": v}
         for n, v in PRIORITY_CLASSES.items()
     ])
-    c.apply([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}} for n in NODES])
-    res = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-    for n in NODES:
-        # A Node's status is ignored on create; set it through the status subresource, as a kubelet would.
-        status = {"status": {"capacity": res, "allocatable": res,
-                             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                             "lastHeartbeatTime": "2026-11-30T00:00:00Z",
-                                             "lastTransitionTime": "2026-11-30T00:00:00Z"}]}}
-        c.kubectl("patch", "node", n, "--subresource=status", "--type=merge", "-p", json.dumps(status))
-    # The TaintNodesByCondition admission plugin taints every new Node not-ready:NoSchedule; without a
-    # node lifecycle controller nobody lifts it once the node is Ready, so do what it would do.
-    nodes = json.loads(c.kubectl("get", "nodes", "-o", "json").stdout)["items"]
-    assert all({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in n["spec"].get("taints", []) for n in nodes)
-    c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-")
+    ready_nodes(c, NODES)
     c.kubectl("taint", "nodes", "n4", f"{DEDICATED['key']}={DEDICATED['value']}:{DEDICATED['effect']}")
     c.apply([
         {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "train", "namespace": "ml"},

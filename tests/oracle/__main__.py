@@ -1,7 +1,11 @@
-"""`python -m tests.oracle whatif KIND NAME -n NS --snapshot FILE [--feature-gates ...] [-o json|yaml]`
+"""`python -m tests.oracle whatif KIND NAME -n NS --snapshot FILE [--version 1.38] [--feature-gates ...] [-o json|yaml]`
 
 The same question as `kubectl wap whatif KIND NAME ...`, answered by the real kube-scheduler (the
-Go oracle in this directory, built on first use). Run it from the repository root.
+Go oracle in this directory, built on first use) of a version: 1.37 (v1.37.2, the default) or 1.38
+(v1.38.0-beta.0). Run it from the repository root.
+
+  python -m tests.oracle build --version 1.38
+  python -m tests.oracle diff --version 1.38 --cases 300 --seed 3 --scenarios
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from .driver import DEFAULT_GATES, OracleError, case_for, contract, run
+from .driver import DEFAULT_VERSION, GATES_BY_VERSION, VERSIONS, OracleError, case_for, contract, oracle_version, run
 
 
 def read_items(path: str | None, demo: bool) -> list[dict]:
@@ -34,6 +38,12 @@ def _tie_break_arg(parser: argparse.ArgumentParser, default: str, why: str) -> N
                              f"smallest node name, our engine's rule; tiebreak_test.go). Default {default}: {why}")
 
 
+def _version_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", choices=VERSIONS, default=DEFAULT_VERSION,
+                        help=f"the Kubernetes version of the oracle, and of our engine's --scheduler-version (default {DEFAULT_VERSION}; "
+                             + ", ".join(f"{v}: {oracle_version(v)}" for v in VERSIONS) + ")")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -45,13 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     src = w.add_mutually_exclusive_group(required=True)
     src.add_argument("--snapshot", help="our snapshot, a kubectl get -o json|yaml dump, a directory, or .gz of any")
     src.add_argument("--demo", action="store_true", help="the bundled demo cluster")
-    w.add_argument("--feature-gates", default="", help=f"overrides of the defaults {DEFAULT_GATES}")
+    w.add_argument("--feature-gates", default="", help="overrides of the version's defaults: "
+                   + "; ".join(f"{v}: {g}" for v, g in GATES_BY_VERSION.items()))
+    _version_arg(w)
     w.add_argument("-o", "--output", choices=["json", "yaml"], default="json")
     w.add_argument("--log", help="write the apiserver/scheduler log here")
     w.add_argument("--percentage-of-nodes-to-score", type=int, default=100,
                    help="kube-scheduler percentageOfNodesToScore (default 100, as our engine models; 0 = upstream's adaptive default)")
     _tie_break_arg(w, "random", "the real scheduler as it is")
-    sub.add_parser("build", help="compile the oracle (go test -c); prints how long it took")
+    b = sub.add_parser("build", help="compile the oracle (go test -c); prints how long it took")
+    _version_arg(b)
     d = sub.add_parser("diff", help="differential batch: our engine vs the real scheduler on generated clusters")
     d.add_argument("--cases", type=int, default=300)
     d.add_argument("--seed", type=int, default=1)
@@ -61,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")
     d.add_argument("--json", default="", help="write the summary as JSON here")
     d.add_argument("--feature-gates", default="")
+    _version_arg(d)
     d.add_argument("--batch", type=int, default=100, help="cases per oracle run")
     d.add_argument("--only", default="", help="comma-separated case indices to run (e.g. 4,12,21)")
     _tie_break_arg(d, "node-name", "a case has one answer (with random, reruns and --explore judge the ties)")
@@ -83,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         from .driver import build
 
         try:
-            build(quiet=False)
+            build(quiet=False, version=args.version)
         except OracleError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
@@ -97,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return main_diff(args)
 
-    gates = dict(kv.split("=", 1) for kv in DEFAULT_GATES.split(","))
+    gates = dict(kv.split("=", 1) for kv in GATES_BY_VERSION[args.version].split(","))
     for kv in filter(None, (x.strip() for x in args.feature_gates.split(","))):
         k, _, v = kv.partition("=")
         gates[k] = v
@@ -106,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         items = read_items(args.snapshot, args.demo)
         case = case_for(items, args.kind, args.namespace, args.name)
         (res,) = run([case], spelled, log=args.log, quiet=False,
-                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, tie_break=args.tie_break)
+                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, tie_break=args.tie_break,
+                     version=args.version)
     except (OracleError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -115,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 2
         raise
-    doc = contract(res)
+    doc = contract(res, args.version)
     doc["featureGates"] = spelled
     if args.output == "yaml":
         import yaml

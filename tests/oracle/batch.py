@@ -23,11 +23,14 @@ from typing import Any
 import yaml
 
 from .differential import FAMILY, compare, ours, secondary, terminating_at_start
-from .driver import DEFAULT_GATES, OracleError, case_for, oracle_version, run
-from .generate import Builder, generate
+from .driver import DEFAULT_VERSION, GATES_BY_VERSION, REMOVED, OracleError, case_for, oracle_version, run
+from .generate import Builder, generate, refused_by_1_38
 
 HERE = Path(__file__).resolve().parent
-KNOWN_DIR = HERE / "known"
+# Committed known differences, per oracle version (a difference of one version's rules need not be
+# one of the other's).
+KNOWN_DIRS = {"1.37": HERE / "known", "1.38": HERE / "v1.38" / "known"}
+KNOWN_DIR = KNOWN_DIRS[DEFAULT_VERSION]
 SCENARIOS = HERE.parent / "scenarios"
 
 
@@ -38,18 +41,30 @@ def cluster_hash(items: list[dict], whatif: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def load_known() -> dict[str, dict]:
+def load_known(version: str = DEFAULT_VERSION) -> dict[str, dict]:
     out = {}
-    for p in sorted(KNOWN_DIR.glob("*.json")):
+    for p in sorted(KNOWN_DIRS[version].glob("*.json")):
         doc = json.loads(p.read_text())
         out[doc["hash"]] = doc | {"file": p.name}
     return out
 
 
-def _gates(over: str) -> str:
-    gates = dict(kv.split("=", 1) for kv in DEFAULT_GATES.split(","))
+class NotInVersion(ValueError):
+    """A gate the version's kube-scheduler does not have is asked on: the question has no answer there."""
+
+
+def _gates(over: str, version: str = DEFAULT_VERSION) -> str:
+    """The version's default gate string with `over` applied. A gate the version does not have is
+    dropped when asked off and refused (NotInVersion) when asked on, but for
+    PodGroupPreemptionPolicy=true under 1.38: the gate was removed with the group's policy always
+    honoured, so that is 1.38's question without the gate."""
+    gates = dict(kv.split("=", 1) for kv in GATES_BY_VERSION[version].split(","))
     for kv in filter(None, (x.strip() for x in (over or "").split(","))):
         k, _, v = kv.partition("=")
+        if k in REMOVED[version]:
+            if v == "true" and not (k == "PodGroupPreemptionPolicy" and version != "1.37"):
+                raise NotInVersion(f"gate {k} is not in kube-scheduler {oracle_version(version)}")
+            continue
         gates[k] = v
     if gates.get("GenericWorkload") == "false":
         # kube-scheduler refuses to start with a gate on whose dependency is off: these depend on
@@ -61,8 +76,13 @@ def _gates(over: str) -> str:
 _DNS1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
-def not_runnable(doc: dict) -> str:
+def not_runnable(doc: dict, version: str = DEFAULT_VERSION) -> str:
     """Why the oracle cannot ask the real scheduler this fixture's question ("" if it can)."""
+    if version != "1.37":
+        for o in doc["cluster"]:
+            if refused_by_1_38(o):
+                return (f"{o['kind']} {(o.get('metadata') or {}).get('name')} has disruptionMode all with a basic policy, "
+                        f"which the {version} API server refuses to create")
     for o in doc["cluster"]:
         name = (o.get("metadata") or {}).get("name", "")
         if not _DNS1123.match(name) or len(name) > 253:
@@ -76,26 +96,32 @@ def not_runnable(doc: dict) -> str:
     return ""
 
 
-def _expect_137(doc: dict) -> dict:
-    """The fixture's expectation for Kubernetes 1.37 (the oracle's version): `expect` unless the
-    fixture is for another version (`schedulerVersion`), then its `expectByVersion` entry."""
-    if doc.get("schedulerVersion", "1.37") == "1.37":
+def expect_for(doc: dict, version: str) -> dict:
+    """The fixture's expectation for the oracle's version: `expect` when the fixture is for that
+    version (`schedulerVersion`, default 1.37), else its `expectByVersion` entry ({} when the
+    fixture has none: only the two engines are compared then)."""
+    if doc.get("schedulerVersion", "1.37") == version:
         return doc.get("expect") or {}
-    return (doc.get("expectByVersion") or {}).get("1.37") or {}
+    return (doc.get("expectByVersion") or {}).get(version) or {}
 
 
-def _scenario_cases(base_gates: str) -> list[dict]:
+def _scenario_cases(over: str, version: str = DEFAULT_VERSION) -> list[dict]:
     out = []
     for p in sorted(SCENARIOS.glob("*.yaml")):
         doc = yaml.safe_load(p.read_text())
         w = doc["whatif"]
-        why = not_runnable(doc)
+        why = not_runnable(doc, version)
+        asked = ",".join(filter(None, [doc.get("featureGates") or over, (doc.get("featureGatesByVersion") or {}).get(version)]))
+        gates = ""
+        try:
+            gates = _gates(asked, version)
+        except NotInVersion as e:
+            why = why or str(e)
         if why:
             print(f"  scenario {p.stem}: not run through the oracle: {why}", file=sys.stderr)
             continue
         out.append({"id": f"scenario:{p.stem}", "items": doc["cluster"], "whatif": w,
-                    "gates": _gates(doc.get("featureGates") or base_gates), "features": ["scenario"],
-                    "expect": _expect_137(doc)})
+                    "gates": gates, "features": ["scenario"], "expect": expect_for(doc, version)})
     return out
 
 
@@ -107,7 +133,7 @@ def _served(items: list[dict], gates: str) -> list[dict]:
     return [o for o in items if o.get("kind") not in ("PodGroup", "CompositePodGroup")]
 
 
-def _oracle_answers(cases: list[dict], batch: int, tie_break: str) -> list[dict]:
+def _oracle_answers(cases: list[dict], batch: int, tie_break: str, version: str = DEFAULT_VERSION) -> list[dict]:
     """Run cases through the oracle grouped by gates (one apiserver per gate set and batch)."""
     answers: list[dict | None] = [None] * len(cases)
     by_gates: dict[str, list[int]] = defaultdict(list)
@@ -120,13 +146,13 @@ def _oracle_answers(cases: list[dict], batch: int, tie_break: str) -> list[dict]
                                cases[i]["whatif"]["name"], cases[i]["id"]) for i in chunk]
             t0 = time.monotonic()
             try:
-                res = run(ocases, gates, tie_break=tie_break)
+                res = run(ocases, gates, tie_break=tie_break, version=version)
             except OracleError as e:  # one more try: a crashed oracle process loses its shard
                 why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith('{"level"')]
                 print(f"  oracle failed ({why[0]}{': ' + ' | '.join(why[-3:]) if len(why) > 1 else ''}); retrying the batch once",
                       file=sys.stderr)
                 try:
-                    res = run(ocases, gates, tie_break=tie_break)
+                    res = run(ocases, gates, tie_break=tie_break, version=version)
                 except OracleError as e2:
                     res = [{"id": c["id"], "error": str(e2)[:2000]} for c in ocases]
             print(f"  oracle: {len(chunk)} case(s) in {time.monotonic() - t0:.1f}s ({gates})", file=sys.stderr)
@@ -146,7 +172,7 @@ def open_ties(answer: dict, tie_break: str) -> list[str]:
     return ties
 
 
-def _tie_case(i: int) -> dict:
+def _tie_case(i: int, version: str = DEFAULT_VERSION) -> dict:
     """node-b and node-c are identical and empty, node-a (zone z0, like node-b) runs a pod and
     scores lower. A pending pod ties between node-b and node-c. Upstream's choice among equal top
     scores follows the feasible-node list (the node tree interleaves zones: node-a, node-c,
@@ -158,18 +184,18 @@ def _tie_case(i: int) -> dict:
     b.pod("default", "running", 0, 2000, "node-a", {})
     b.pod("default", "p", 0, 1000, None, {})
     return {"id": f"tie-pin-{i}", "items": b.items, "whatif": {"kind": "pod", "namespace": "default", "name": "p"},
-            "gates": _gates(""), "features": []}
+            "gates": _gates("", version), "features": []}
 
 
 TIE_PIN_RUNS = 4
 
 
-def tie_pin_selfcheck(batch: int, runs: int = TIE_PIN_RUNS) -> str:
+def tie_pin_selfcheck(batch: int, runs: int = TIE_PIN_RUNS, version: str = DEFAULT_VERSION) -> str:
     """The oracle with pinned node ties must bind the pod of _tie_case to node-b, each time (the
     unpinned scheduler mostly binds it to node-c: at 3 node-b in 12 runs, four in a row by chance is about 1 in 250).
     "" when it does, else what happened."""
     got = []
-    for r in _oracle_answers([_tie_case(i) for i in range(runs)], batch, "node-name"):
+    for r in _oracle_answers([_tie_case(i, version) for i in range(runs)], batch, "node-name", version):
         nodes = [p.get("node") for p in r.get("placements") or []]
         got.append(r.get("error") or (nodes[0] if nodes else f"no placement ({r.get('outcome')})"))
     return "" if got == ["node-b"] * runs else f"pinned tie-break self-check: pod bound to {got}, want node-b each time"
@@ -177,19 +203,25 @@ def tie_pin_selfcheck(batch: int, runs: int = TIE_PIN_RUNS) -> str:
 
 def main_diff(args: Any) -> int:
     t_start = time.monotonic()
-    base = _gates(args.feature_gates)
+    version = getattr(args, "version", DEFAULT_VERSION)
+    try:
+        base = _gates(args.feature_gates, version)
+    except NotInVersion as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     cases: list[dict] = []
     indices = [int(x) for x in args.only.split(",") if x.strip()] if getattr(args, "only", "") else \
         range(args.start, args.start + args.cases)
     for i in indices:
-        g = generate(args.seed, i)
+        g = generate(args.seed, i, version)
         cases.append({"id": g.id, "items": g.items, "whatif": {"kind": g.kind, "namespace": g.namespace, "name": g.name},
                       "gates": base, "features": sorted(g.features)})
     if args.scenarios:
-        cases.extend(_scenario_cases(base))
-    print(f"differential: {len(cases)} case(s) against kube-scheduler {oracle_version()}", file=sys.stderr)
+        cases.extend(_scenario_cases(args.feature_gates, version))
+    print(f"differential: {len(cases)} case(s) against kube-scheduler {oracle_version(version)}, our engine under "
+          f"--scheduler-version {version}", file=sys.stderr)
     if args.tie_break == "node-name":
-        bad_pin = tie_pin_selfcheck(args.batch)
+        bad_pin = tie_pin_selfcheck(args.batch, version=version)
         if bad_pin:
             print("error: " + bad_pin, file=sys.stderr)
             return 1
@@ -197,10 +229,11 @@ def main_diff(args: Any) -> int:
               "two equal nodes; unpinned: mostly node-c)", file=sys.stderr)
 
     t0 = time.monotonic()
-    mine = [ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"]) for c in cases]
+    mine = [ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"], version=version)
+            for c in cases]
     t_ours = time.monotonic() - t0
     t0 = time.monotonic()
-    real = _oracle_answers(cases, args.batch, args.tie_break)
+    real = _oracle_answers(cases, args.batch, args.tie_break, version)
     t_oracle = time.monotonic() - t0
 
     skips = [terminating_at_start(c["items"]) for c in cases]
@@ -208,7 +241,7 @@ def main_diff(args: Any) -> int:
     # Reruns: a disagreement the real scheduler reproduces our way on a rerun is a tie.
     tie: set[int] = set()
     seen_real: dict[int, list[dict]] = defaultdict(list)  # every answer the oracle gave a disagreeing case
-    known = load_known()
+    known = load_known(version)
     hashes = [cluster_hash(c["items"], c["whatif"]) for c in cases]
     # A committed known difference is not rerun: no tie-break makes it agree.
     todo = [i for i, v in enumerate(verdicts) if v is not None and not v.agree and hashes[i] not in known]
@@ -217,7 +250,7 @@ def main_diff(args: Any) -> int:
     for _ in range(args.retries):
         if not todo:
             break
-        again = _oracle_answers([cases[i] for i in todo], args.batch, args.tie_break)
+        again = _oracle_answers([cases[i] for i in todo], args.batch, args.tie_break, version)
         left = []
         for i, r in zip(todo, again):
             if not r.get("error"):
@@ -236,7 +269,8 @@ def main_diff(args: Any) -> int:
             continue
         c = cases[i]
         for seed in range(args.explore):
-            alt = ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"], explore_seed=seed)
+            alt = ours(c["items"], c["whatif"]["kind"], c["whatif"]["namespace"], c["whatif"]["name"], c["gates"], explore_seed=seed,
+                       version=version)
             if any(compare(c["whatif"]["kind"], alt, r, skips[i]).agree for r in seen_real[i]):
                 reproduced[i] = seed
                 break
@@ -301,7 +335,7 @@ def main_diff(args: Any) -> int:
     n = len(cases)
     agreeing = totals["agree"] + totals["tie"]
     summary = {
-        "kubernetes": oracle_version(), "featureGates": base, "tieBreak": args.tie_break, "seed": args.seed, "cases": n,
+        "kubernetes": oracle_version(version), "schedulerVersion": version, "featureGates": base, "tieBreak": args.tie_break, "seed": args.seed, "cases": n,
         "agree": totals["agree"], "tie": totals["tie"], "known": totals["known"], "disagree": totals["disagree"],
         "tieDependent": totals["tie-dependent"], "tieDependentReproducedByOurEngine": totals["tie-dependent-reproduced"],
         "agreementUpToTiesPercent": round(100.0 * (agreeing + totals["tie-dependent-reproduced"]) / max(1, n - totals["oracle-error"]), 2),
@@ -317,7 +351,7 @@ def main_diff(args: Any) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2))
     pinned = " (the oracle's equal top node scores pinned to the smallest node name, our rule)" if args.tie_break == "node-name" else ""
-    print(f"\nkube-scheduler {oracle_version()}{pinned} vs kubectl-wap on {n} case(s): {agreeing} agree "
+    print(f"\nkube-scheduler {oracle_version(version)}{pinned} vs kubectl-wap on {n} case(s): {agreeing} agree "
           f"({totals['tie']} of them only after a rerun: random tie-break), {totals['known']} known difference(s), "
           f"{totals['tie-dependent']} tie-dependent ({totals['tie-dependent-reproduced']} of them reproduced by our engine under "
           f"another tie-break), {totals['disagree']} unexplained, {totals['oracle-error']} oracle error(s); "

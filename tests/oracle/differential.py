@@ -25,13 +25,16 @@ FAMILY = {"Preempt": "Preempt", "NoPreemptionNeeded": "NoPreemptionNeeded",
           "Unschedulable": "NoPlacement", "NotEligible": "NoPlacement", "Invalid": "NoPlacement"}
 
 
-def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, explore_seed: int | None = None) -> dict[str, Any]:
-    """Our answer, in the same shape as the oracle's contract. With `explore_seed`, our engine
-    breaks its ties at random (framework/ties.py explore) instead of by its fixed rule."""
+def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, explore_seed: int | None = None,
+         version: str = "1.37") -> dict[str, Any]:
+    """Our answer, in the same shape as the oracle's contract, under the `version` profile
+    (`--scheduler-version`). With `explore_seed`, our engine breaks its ties at random
+    (framework/ties.py explore) instead of by its fixed rule."""
     from kubectl_wap.errors import UserError
     from kubectl_wap.model import SnapshotHeader
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.preemption.gates import parse_gates
+    from kubectl_wap.profiles import PROFILES
     from kubectl_wap.snapshot.convert import build_snapshot
 
     from kubectl_wap.framework import ties
@@ -39,7 +42,7 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, ex
     try:
         with (ties.observe() if explore_seed is None else ties.explore(explore_seed)) as seen:
             snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
-            res = analyze(snap, kind, namespace, name, parse_gates(gates))
+            res = analyze(snap, kind, namespace, name, parse_gates(gates, PROFILES[version]))
     except UserError as e:
         return {"outcome": "Error", "message": str(e), "victims": [], "nominatedNode": None, "nominated": {}, "placements": [],
                 "ties": []}

@@ -15,60 +15,115 @@ from typing import Any, Iterable
 
 ORACLE_DIR = Path(__file__).resolve().parent
 BIN_DIR = ORACLE_DIR / "bin"
-BINARY = BIN_DIR / "oracle.test"
 
-# The gates our CLI assumes by default (kubectl_wap/preemption/gates.py), spelled for the oracle.
-# The real scheduler is asked the same question our engine answers.
-DEFAULT_GATES = "GenericWorkload=true,CompositePodGroup=true,PodGroupPreemptionPolicy=false,TopologyAwareWorkloadScheduling=true"
+# The Kubernetes versions the oracle is built at: one glue (tests/oracle/*.go), one go.mod/go.sum per
+# version. 1.37's module is this directory; 1.38's go.mod/go.sum live in v1.38/ and are built from a
+# copy of the glue (bin/src-1.38/: the go command builds one module per directory). Moving to 1.38.0
+# is a version bump in v1.38/go.mod.
+VERSIONS = ("1.37", "1.38")
+DEFAULT_VERSION = "1.37"
+# Go toolchains asked for by a module newer than the machine's Go: the go command fetches it
+# through the module proxy (GOTOOLCHAIN=<name>) when the machine's go env says "local".
+_TOOLCHAIN = {"1.38": "go1.27.3"}
+
+# The gates our CLI assumes by default (kubectl_wap/preemption/gates.py), spelled for the oracle,
+# per version: the real scheduler is asked the same question our engine answers. 1.38 has no
+# PodGroupPreemptionPolicy gate (removed: a group's preemption policy is always honoured).
+GATES_BY_VERSION = {
+    "1.37": "GenericWorkload=true,CompositePodGroup=true,PodGroupPreemptionPolicy=false,TopologyAwareWorkloadScheduling=true",
+    "1.38": "GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true",
+}
+DEFAULT_GATES = GATES_BY_VERSION[DEFAULT_VERSION]
+# Gates a version's kube-scheduler does not have: left out of its gate string (the scheduler
+# refuses to start with an unknown gate). DRAPreemption is our opt-in for a development-branch rule
+# that no built version has.
+REMOVED = {"1.37": {"DRAPreemption"}, "1.38": {"PodGroupPreemptionPolicy", "DRAPreemption"}}
 
 
 class OracleError(RuntimeError):
     pass
 
 
-def oracle_version() -> str:
-    """The k8s.io/kubernetes version the oracle is built from (go.mod)."""
-    m = re.search(r"^\s*k8s\.io/kubernetes (v\S+)", (ORACLE_DIR / "go.mod").read_text(), re.M)
+def _check(version: str) -> str:
+    if version not in VERSIONS:
+        raise OracleError(f"unknown oracle version {version!r} (have {', '.join(VERSIONS)})")
+    return version
+
+
+def module_dir(version: str = DEFAULT_VERSION) -> Path:
+    """Where the version's go.mod/go.sum are."""
+    return ORACLE_DIR if _check(version) == "1.37" else ORACLE_DIR / f"v{version}"
+
+
+def binary_path(version: str = DEFAULT_VERSION) -> Path:
+    return BIN_DIR / ("oracle.test" if _check(version) == "1.37" else f"oracle-{version}.test")
+
+
+BINARY = binary_path()
+
+
+def oracle_version(version: str = DEFAULT_VERSION) -> str:
+    """The k8s.io/kubernetes version the version's oracle is built from (its go.mod)."""
+    m = re.search(r"^\s*k8s\.io/kubernetes (v\S+)", (module_dir(version) / "go.mod").read_text(), re.M)
     return m.group(1) if m else "unknown"
 
 
-def _sources() -> list[Path]:
-    return sorted(ORACLE_DIR.glob("*.go")) + [ORACLE_DIR / "go.mod", ORACLE_DIR / "go.sum"]
+def _sources(version: str) -> list[Path]:
+    return sorted(ORACLE_DIR.glob("*.go")) + [module_dir(version) / "go.mod", module_dir(version) / "go.sum"]
 
 
-def _stale() -> bool:
-    if not BINARY.exists():
+def _stale(version: str = DEFAULT_VERSION) -> bool:
+    b = binary_path(version)
+    if not b.exists():
         return True
-    built = BINARY.stat().st_mtime
-    return any(p.exists() and p.stat().st_mtime > built for p in _sources())
+    built = b.stat().st_mtime
+    return any(p.exists() and p.stat().st_mtime > built for p in _sources(version))
 
 
-def build(quiet: bool = False) -> Path:
-    """Compile the oracle (a Go test binary) if a source is newer than the binary. The first build
-    on a new machine downloads the modules and compiles kube-apiserver + kube-scheduler (several
-    minutes on 2 cores); later builds come from Go's caches."""
-    if not _stale():
-        return BINARY
+def _build_dir(version: str) -> Path:
+    """The directory `go test -c` runs in: this one for 1.37; for another version a copy of the glue
+    next to that version's go.mod/go.sum (rewritten on every build, so it never drifts)."""
+    if version == DEFAULT_VERSION:
+        return ORACLE_DIR
+    d = BIN_DIR / f"src-{version}"
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    for p in _sources(version):
+        shutil.copy2(p, d / p.name)
+    return d
+
+
+def build(quiet: bool = False, version: str = DEFAULT_VERSION) -> Path:
+    """Compile the version's oracle (a Go test binary) if a source is newer than the binary. The
+    first build on a new machine downloads the modules (and, for 1.38, a newer Go toolchain) and
+    compiles kube-apiserver + kube-scheduler (several minutes on 2 cores); later builds come from
+    Go's caches."""
+    target = binary_path(version)
+    if not _stale(version):
+        return target
     go = shutil.which("go")
     if go is None:
         raise OracleError("the oracle needs Go (go 1.26+) on PATH")
     BIN_DIR.mkdir(exist_ok=True)
     t0 = time.monotonic()
     if not quiet:
-        print(f"oracle: building kube-scheduler {oracle_version()} test oracle (go test -c) ...", file=sys.stderr)
-    tmp = BIN_DIR / f".oracle.test.{os.getpid()}"
+        print(f"oracle: building kube-scheduler {oracle_version(version)} test oracle (go test -c) ...", file=sys.stderr)
+    tmp = BIN_DIR / f".{target.name}.{os.getpid()}"
     env = dict(os.environ, GOFLAGS=os.environ.get("GOFLAGS", "") + " -mod=mod")
+    if version in _TOOLCHAIN:
+        env["GOTOOLCHAIN"] = _TOOLCHAIN[version]
     # The version stamp upstream's build puts in (hack/lib/version.sh): without it kube-apiserver's
     # /version says v0.0.0-master (the e2e tier serves its API to kubectl and kubectl-wap).
-    ldflags = f"-ldflags=-X k8s.io/component-base/version.gitVersion={oracle_version()}"
-    proc = subprocess.run([go, "test", "-c", "-vet=off", ldflags, "-o", str(tmp), "."], cwd=ORACLE_DIR, env=env,
+    ldflags = f"-ldflags=-X k8s.io/component-base/version.gitVersion={oracle_version(version)}"
+    proc = subprocess.run([go, "test", "-c", "-vet=off", ldflags, "-o", str(tmp), "."], cwd=_build_dir(version), env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise OracleError("building the oracle failed:\n" + proc.stdout[-4000:] + proc.stderr[-4000:])
-    tmp.replace(BINARY)
+        raise OracleError(f"building the {version} oracle failed:\n" + proc.stdout[-4000:] + proc.stderr[-4000:])
+    tmp.replace(target)
     if not quiet:
         print(f"oracle: built in {time.monotonic() - t0:.0f}s", file=sys.stderr)
-    return BINARY
+    return target
 
 
 # --- cases --------------------------------------------------------------------------------------
@@ -179,14 +234,14 @@ STAGGER_S = 2.0
 def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: float = 30.0,
         log: str | None = None, settle: str = "400ms", quiet: bool = True,
         percentage_of_nodes_to_score: int = 100, parallel: int | None = None,
-        tie_break: str = "random") -> list[dict]:
+        tie_break: str = "random", version: str = DEFAULT_VERSION) -> list[dict]:
     """Run cases and return the oracle's answers in case order. `tie_break="node-name"` pins the
     scheduler's equal-top-score draw to the smallest node name, our engine's rule
     (tiebreak_test.go says how, without changing upstream's code or its other choices). The cases are split over
     `parallel` oracle processes (each its own etcd and apiserver; a case mostly waits for the
     scheduler to settle, so processes overlap well even on 2 cores). A case the oracle could not
     run carries `error`."""
-    binary = build(quiet=quiet)
+    binary = build(quiet=quiet, version=version)
     if parallel is None:
         parallel = int(os.environ.get("WAP_ORACLE_PARALLEL", "3"))
     parallel = max(1, min(parallel, len(cases)))
@@ -242,7 +297,7 @@ def run(cases: list[dict], gates: str = DEFAULT_GATES, *, timeout_per_case: floa
     return [by_id[id(c)] for c in cases]
 
 
-def contract(result: dict) -> dict[str, Any]:
+def contract(result: dict, version: str = DEFAULT_VERSION) -> dict[str, Any]:
     """The oracle's answer in the report contract's shape (what `kubectl wap whatif -o json`
     prints for these keys)."""
     return {
@@ -253,5 +308,5 @@ def contract(result: dict) -> dict[str, Any]:
         "nominated": result.get("nominated") or {},
         "placements": result.get("placements") or [],
         "pending": result.get("pending") or [],
-        "oracle": {"kubernetes": oracle_version(), "elapsedMs": result.get("elapsedMs"), "error": result.get("error")},
+        "oracle": {"kubernetes": oracle_version(version), "elapsedMs": result.get("elapsedMs"), "error": result.get("error")},
     }

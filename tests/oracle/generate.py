@@ -138,11 +138,32 @@ def _group(kind: str, ns: str, name: str, prio: int, policy: dict, mode: str | N
     return {"apiVersion": api, "kind": kind, "metadata": {"namespace": ns, "name": name}, "spec": spec}
 
 
-def generate(seed: int, index: int = 0) -> GenCase:
-    """One case from (seed, index): the same numbers give the same cluster."""
+def generate(seed: int, index: int = 0, version: str = "1.37") -> GenCase:
+    """One case from (seed, index): the same numbers give the same cluster. `version` "1.38" makes
+    the cluster one a 1.38 API server stores (for1_38)."""
     case = _generate(seed, index)
     _add_storage(case, random.Random(seed * 7_919 + index + 17))
+    if version != "1.37":
+        for1_38(case.items)
     return case
+
+
+def for1_38(items: list[dict]) -> None:
+    """v1.38.0-beta.0's validation refuses `disruptionMode: all` on a PodGroup or CompositePodGroup
+    whose scheduling policy is not gang ("cannot have \"all\" disruption mode when scheduling
+    policy is other than \"gang\"", measured: 15 of 40 generated 1.37 clusters were refused).
+    Such a group gets `single` instead, after the case is drawn, so the random draws (and every
+    other object) stay those of the 1.37 case with the same numbers."""
+    for o in items:
+        if refused_by_1_38(o):
+            o["spec"]["disruptionMode"] = {"single": {}}
+
+
+def refused_by_1_38(o: dict) -> bool:
+    """A PodGroup or CompositePodGroup with `disruptionMode: all` and a policy other than gang."""
+    spec = o.get("spec") or {}
+    return o.get("kind") in ("PodGroup", "CompositePodGroup") and "all" in (spec.get("disruptionMode") or {}) \
+        and "gang" not in (spec.get("schedulingPolicy") or {})
 
 
 def _add_storage(case: GenCase, rng: random.Random) -> None:

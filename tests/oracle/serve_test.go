@@ -42,6 +42,7 @@ var (
 	serveAuditPol   = flag.String("oracle.audit-policy-file", "", "TestServe: audit policy (kube-apiserver --audit-policy-file)")
 	serveAuditLog   = flag.String("oracle.audit-log", "", "TestServe: audit log path (kube-apiserver --audit-log-path; blocking mode)")
 	serveAdmissions = flag.String("oracle.disable-admission-plugins", "ServiceAccount", "TestServe: kube-apiserver --disable-admission-plugins (no controller-manager creates the default ServiceAccount)")
+	serveRuntimeCfg = flag.String("oracle.runtime-config", "", "TestServe: extra kube-apiserver --runtime-config entries (GROUP/VERSION=true|false, comma-separated), applied after the gates' (e.g. scheduling.k8s.io/v1alpha3=false: a 1.38 cluster with alpha APIs off)")
 )
 
 func TestServe(t *testing.T) {
@@ -67,6 +68,10 @@ func TestServe(t *testing.T) {
 			// taints new nodes), but for the plugins named by the flag.
 			o.Admission.GenericAdmission.DisablePlugins = splitList(*serveAdmissions)
 			serveSchedulingAPIs(o)
+			for _, kv := range splitList(*serveRuntimeCfg) {
+				k, v, _ := strings.Cut(kv, "=")
+				o.APIEnablement.RuntimeConfig[k] = v
+			}
 			// framework.StartTestServer already authorizes with Node,RBAC; add the users.
 			if *serveTokens != "" {
 				o.Authentication.TokenFile.TokenFile = *serveTokens

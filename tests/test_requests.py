@@ -73,7 +73,11 @@ def node(name: str = "n1", cpu: str = "8", mem: str = "32Gi") -> dict[str, Any]:
         pytest.param(pod([c(None, "100m")]), {"memory": 1}, id="memory-value-rounds-up"),
         pytest.param(pod([c(**{"nvidia.com/gpu": "1", "ephemeral-storage": "1Gi"})]),
                      {"nvidia.com/gpu": 1, "ephemeral-storage": GI}, id="extended-resources"),
-        pytest.param(pod([{"name": "c", "resources": {"limits": {"cpu": "4"}}}]), {}, id="limits-ignored"),
+        # SetDefaults_Pod (pkg/apis/core/v1/defaults.go): a limit without a request is the request, as the API server
+        # stores the pod (snapshot/defaulting.py); the oracle agrees (tests/scenarios/pod-gpu-limits-only.yaml)
+        pytest.param(pod([{"name": "c", "resources": {"limits": {"cpu": "4"}}}]), {"cpu": 4000}, id="limits-default-requests"),
+        pytest.param(pod([{"name": "c", "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "4"}}}]), {"cpu": 1000},
+                     id="requests-win-over-limits"),
         pytest.param(pod([c("1")], [c("1", restart="Always")], overhead={"cpu": "1"}), {"cpu": 3000},
                      id="sidecar-and-overhead"),
     ],

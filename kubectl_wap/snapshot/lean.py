@@ -59,7 +59,8 @@ class _Meta(msgspec.Struct, **_Opt):
 
 
 class _Resources(msgspec.Struct, **_Opt):
-    requests: Any = None  # limits take no part in scheduling
+    requests: Any = None
+    limits: Any = None  # only to default missing requests from (snapshot/defaulting.py)
     claims: Any = None
 
 

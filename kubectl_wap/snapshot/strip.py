@@ -14,6 +14,7 @@ from sys import intern
 from typing import Any, Callable
 
 from .allowlist import DROP, POD, keep, project, value_key
+from .defaulting import defaulted_spec
 from .spectemplates import SpecTemplate, TemplatedSpec, templated
 
 Obj = dict[str, Any]
@@ -28,8 +29,8 @@ _META_KEYS = ("name", "namespace", "uid", "labels", "creationTimestamp", "deleti
 # Container fields the scheduler reads: resources for fit, ports for NodePorts, image for
 # ImageLocality; restartPolicy marks native sidecars among initContainers.
 _CONTAINER_KEYS = ("name", "image", "resources", "ports", "restartPolicy")
-# Requests only: limits take no part in scheduling (the API server has already defaulted missing
-# requests from limits on every object we capture).
+# Requests only: limits take no part in scheduling once missing requests are defaulted from them
+# (the API server did so on every object we capture; _pod_spec does it for the others: defaulting.py).
 _RESOURCE_KEYS = ("requests", "claims")
 # NodePorts reads host ports only; a port without one is no constraint.
 _PORT_KEYS = ("containerPort", "hostPort", "hostIP", "protocol")
@@ -220,6 +221,8 @@ def _pod(obj: Obj) -> Obj:
 
 
 def _pod_spec(spec: Any) -> Obj:
+    if isinstance(spec, dict):
+        spec, _ = defaulted_spec(spec)  # requests from limits before limits are dropped (defaulting.py)
     s = _pick(spec, _POD_SPEC_KEYS)
     if isinstance(s.get("nodeName"), str):
         s["nodeName"] = intern(s["nodeName"])

@@ -1,0 +1,57 @@
+"""snapshot/defaulting.py: requests defaulted from limits as the API server's SetDefaults_Pod does
+(pkg/apis/core/v1/defaults.go, v1.37.2 and v1.38.0-beta.0), never mutating its input. The end-to-end
+answer is the fixture tests/scenarios/pod-gpu-limits-only.yaml (checked by both oracles)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from kubectl_wap.model import SnapshotHeader
+from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.defaulting import defaulted_spec
+from kubectl_wap.snapshot.strip import strip_object
+
+
+def _c(requests: dict | None = None, limits: dict | None = None, **extra) -> dict:
+    res = {}
+    if requests is not None:
+        res["requests"] = requests
+    if limits is not None:
+        res["limits"] = limits
+    return {"name": "c", "resources": res, **extra}
+
+
+def test_each_missing_request_comes_from_its_limit_and_set_requests_stay() -> None:
+    spec = {"containers": [_c({"cpu": "1"}, {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "4"})],
+            "initContainers": [_c(None, {"cpu": "3"}, restartPolicy="Always")]}
+    before = copy.deepcopy(spec)
+    out, changed = defaulted_spec(spec)
+    assert changed and spec == before  # a copy, input untouched
+    assert out["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "4"}
+    assert out["initContainers"][0]["resources"]["requests"] == {"cpu": "3"}
+    again, changed2 = defaulted_spec(out)
+    assert again is out and not changed2  # idempotent: a server-defaulted pod is left as it is
+
+
+def test_nothing_to_default_returns_the_same_object() -> None:
+    spec = {"containers": [_c({"cpu": "1"}), _c(None, None), {"name": "bare"}]}
+    out, changed = defaulted_spec(spec)
+    assert out is spec and not changed
+
+
+def test_pod_level_limits_default_pod_requests_where_no_container_requests() -> None:
+    # defaultPodRequests: memory requested by no container takes the pod-level limit; cpu, which a
+    # container requests, is not taken from the pod limit.
+    spec = {"containers": [_c({"cpu": "1"})], "resources": {"limits": {"cpu": "4", "memory": "8Gi"}}}
+    out, changed = defaulted_spec(spec)
+    assert changed and out["resources"]["requests"] == {"memory": "8Gi"}
+
+
+def test_the_model_and_a_stripped_snapshot_see_the_defaulted_requests() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"},
+           "spec": {"containers": [_c(None, {"nvidia.com/gpu": "2", "cpu": "500m"})]}, "status": {"phase": "Pending"}}
+    snap = build_snapshot([copy.deepcopy(pod)], SnapshotHeader(source="t"))
+    assert snap.pods[0].requests["nvidia.com/gpu"] == 2 and snap.pods[0].requests["cpu"] == 500
+    stripped = json.loads(json.dumps(strip_object(copy.deepcopy(pod))))
+    assert stripped["spec"]["containers"][0]["resources"] == {"requests": {"nvidia.com/gpu": "2", "cpu": "500m"}}

@@ -20,6 +20,7 @@ from .pdb import classify
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import VictimUnit, build_units
+from .validation import DEFAULT_SCHEDULER
 
 PREFIX = "preemption: "
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -157,6 +158,24 @@ def preempt_for_pod(
     if err:
         res.outcome, res.message = INVALID, err
         steps.append(f"Priority admission rejects the pod: {err}.")
+        return res
+    if pod.scheduling_gates:
+        # SchedulingGates' PreEnqueue keeps a gated pod out of the active queue: no scheduling
+        # cycle, so no preemption, until every gate is removed (framework/plugins/schedulinggates).
+        res.outcome = NOT_ELIGIBLE
+        res.message = (f"gated by {', '.join(pod.scheduling_gates)}: kube-scheduler does not try the pod until its "
+                       "schedulingGates are removed")
+        steps.append("The pod has schedulingGates: the SchedulingGates plugin keeps it out of the scheduling queue "
+                     "(PreEnqueue), so no cycle runs and nothing is preempted for it.")
+        return res
+    if pod.scheduler_name != DEFAULT_SCHEDULER:
+        # kube-scheduler only takes pods whose schedulerName is one of its profiles (the default
+        # configuration has one, default-scheduler); another scheduler's pod is not its to place.
+        res.outcome = NOT_ELIGIBLE
+        res.message = (f'schedulerName "{pod.scheduler_name}": not scheduled by kube-scheduler (profile {DEFAULT_SCHEDULER}), '
+                       "so kube-scheduler never preempts for it")
+        steps.append(f"The pod names schedulerName {pod.scheduler_name}: kube-scheduler's informer skips it "
+                     "(responsibleForPod), so no cycle runs.")
         return res
     if generic_workload and pod.pod_group_name:
         # With GenericWorkload on, a pod of a pod group is scheduled in its group's pod-group cycle,

@@ -241,9 +241,18 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
         items = tap_pod_extras(items, extras)
     if not extra:
         return build(header, items)
-    replacement = Replacement(extra)
-    snap = build(header, items, extra, keep=replacement.keep)
-    snap.warnings.extend(replacement.warnings())
+    from .snapshot.hypothetical import FlagsWork
+
+    if isinstance(extra, FlagsWork):
+        items = list(items)  # a snapshot file streams its items once: read them, then look up the group
+        extra.resolve(items)
+    objects = list(extra)
+    replacement = Replacement(objects)
+    snap = build(header, items, objects, keep=replacement.keep)
+    if isinstance(extra, FlagsWork) and extra.note:
+        snap.warnings.append("hypothetical work: " + extra.note)
+    else:
+        snap.warnings.extend(replacement.warnings())
     return snap
 
 
@@ -307,8 +316,9 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
     given = [flag for flag, v in shape_flags.items() if v]
     if hyp.file and given:
         raise UserError(f"{', '.join(given)} describe a flags-only hypothetical group; with -f, put them in the file (only --replicas applies)")
-    if not hyp.file and hyp.replicas is None and given:
-        raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to hypothetical work: add --replicas N (whatif podgroup NEW --replicas N ...) or use -f FILE")
+    if not hyp.file and hyp.replicas is None and given and (kind or "").lower() not in ("podgroup", "pg", "podgroups"):
+        raise UserError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to a PodGroup (an existing one is "
+                        "modified, a new one needs --replicas N) or to -f FILE")
     if hyp.replicas is not None and not 1 <= hyp.replicas <= MAX_REPLICAS:
         raise UserError(f"--replicas must be between 1 and {MAX_REPLICAS:,}")
     if hyp.min_count is not None and not 1 <= hyp.min_count <= MAX_REPLICAS:
@@ -322,7 +332,7 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
 
         _, items = load_items(hyp.file)
         return h.from_manifest(items, hyp.replicas, namespace_given)
-    if hyp.replicas is not None:
+    if hyp.replicas is not None or given:
         if not kind or not name:
             raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")
         if kind.lower() not in ("podgroup", "pg", "podgroups"):
@@ -334,7 +344,9 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
             node_selector=h.parse_selector(hyp.node_selector or []),
             tolerations=[h.parse_toleration(t) for t in hyp.toleration or []], preemption_policy=hyp.preemption_policy,
         )
-        return h.group_from_flags(spec), kind, ns, name
+        # resolved once the cluster is read: an existing PodGroup is modified, a new name built (_load)
+        flags = (["--replicas"] if hyp.replicas is not None else []) + given
+        return h.FlagsWork(spec, tuple(flags)), kind, ns, name
     if not kind or not name:
         raise UserError(f"say what to analyze: {_command()} podgroup|compositepodgroup|pod NAME (or TYPE/NAME), or {_command()} -f FILE")
     return None, kind, ns, name
@@ -680,9 +692,10 @@ def diff(
         if fmt in ("json", "yaml"):
             _emit(d, fmt)
         else:
-            from .report.tables import render_diff
+            from .report.tables import print_warnings, render_diff
 
             render_diff(d, _console(color), no_headers=no_headers)
+            print_warnings(_console(color, stderr=True), d["warnings"])
         return d
 
     d = _guard(debug, run)

@@ -20,7 +20,8 @@ def invoke(*args: str):
 @pytest.mark.parametrize(
     "args, text",
     [
-        (["whatif", "podgroup", "job-1", "-n", "ml", "--priority-class", "low-priority", "--demo"], "--priority-class applies only to hypothetical work"),
+        (["whatif", "pod", "job-1-0", "-n", "ml", "--priority-class", "low-priority", "--demo"], "--priority-class applies only to a PodGroup"),
+        (["whatif", "podgroup", "new", "-n", "ml", "--requests", "cpu=1", "--demo"], "a new hypothetical group needs --replicas N"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "0", "--demo"], "--replicas must be between 1 and 100,000"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--min-count", "5", "--demo"], "could never be satisfied"),
         (["whatif", "podgroup", "new", "-n", "ml", "--replicas", "2", "--preemption-policy", "sometimes", "--demo"], "invalid --preemption-policy"),
@@ -33,14 +34,22 @@ def test_hypothetical_misuse_is_one_line(args: list[str], text: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], r.stderr
 
 
-def test_hypothetical_work_replaces_an_existing_group_and_its_pending_pods() -> None:
-    # Never a mix of the real job-1 (16 pending pods) and the hypothetical one (2 pods).
+def test_flags_on_an_existing_group_modify_it_not_replace_it() -> None:
+    # Issue 30: --replicas/--requests/--priority-class on job-1 change only what they name. job-1
+    # keeps its gang minCount (16), its pods keep their template (GPU requests, tolerations), and
+    # its 16 pending pods give way to the 2 asked about (never a mix of both).
     r = invoke("whatif", "podgroup", "job-1", "-n", "ml", "--replicas", "2", "--requests", "cpu=1",
                "--priority-class", "high-priority", "--demo", "-o", "json")
     doc = json.loads(r.stdout)
-    assert doc["preemptor"]["pods"] == 2 and doc["outcome"] == "NoPreemptionNeeded"
-    assert any("replaces PodGroup ml/job-1" in w for w in doc["warnings"])
-    assert any("replaces 16 pending pod(s)" in w for w in doc["warnings"])
+    assert doc["preemptor"]["pods"] == 2
+    (note,) = [w for w in doc["warnings"] if w.startswith("hypothetical work:")]
+    assert "PodGroup ml/job-1 as the cluster has it, with 2 pending pod(s) job-1-whatif-0..1 (16 pending now)" in note
+    assert "changed by --requests, --priority-class" in note
+    # minCount 16 kept: 2 pods cannot satisfy the gang, whatever is preempted
+    assert doc["outcome"] == "Unschedulable" and "minCount (16)" in doc["message"]
+    # without flags but --requests the count stays 16 and the GPU requests of the template stay
+    g = json.loads(invoke("whatif", "podgroup", "job-1", "-n", "ml", "--requests", "cpu=1", "--demo", "-o", "json").stdout)
+    assert g["preemptor"]["pods"] == 16 and g["outcome"] == "Preempt"
 
 
 def test_pod_of_a_group_is_refused_by_per_pod_preemption() -> None:
@@ -134,3 +143,11 @@ def test_console_exit_runs_atexit_and_flushes(tmp_path) -> None:
             assert text.startswith("Preempt: 10 pod(s) in 7 unit(s)") and text.endswith("\n")
         else:
             assert "not found" in r.stderr
+
+
+def test_diff_says_what_the_hypothetical_side_changed() -> None:
+    r = invoke("diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--replicas 4", "-o", "json")
+    d = json.loads(r.stdout)
+    assert any(w.startswith("B (--replicas 4): hypothetical work: PodGroup ml/job-1 as the cluster has it") for w in d["warnings"])
+    table = invoke("diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--replicas 4")
+    assert "Warning: B (--replicas 4): hypothetical work" in table.stderr

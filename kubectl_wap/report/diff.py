@@ -25,6 +25,9 @@ def compare(a: dict, b: dict, label_a: str = "A", label_b: str = "B") -> dict:
     moved = [{"namespace": k[0], "name": k[1], "before": pa.get(k), "after": pb.get(k)}
              for k in sorted(pa.keys() | pb.keys()) if pa.get(k) != pb.get(k)]
     changed = bool(added or removed or moved or a["outcome"] != b["outcome"])
+    wa, wb = list(a.get("warnings") or []), list(b.get("warnings") or [])
+    # each side's warnings (what a hypothetical flag changed, a defaulted profile, ...), the shared ones once
+    warnings = [w for w in wa if w in wb] + [f"{label_a}: {w}" for w in wa if w not in wb] + [f"{label_b}: {w}" for w in wb if w not in wa]
     return {"apiVersion": a["apiVersion"], "kind": "WhatIfDiff", "labels": [label_a, label_b],
             "a": _brief(a), "b": _brief(b), "changed": changed,
-            "victimsAdded": added, "victimsRemoved": removed, "placementChanges": moved}
+            "victimsAdded": added, "victimsRemoved": removed, "placementChanges": moved, "warnings": warnings}

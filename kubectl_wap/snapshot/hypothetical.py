@@ -5,6 +5,7 @@ hand-written object (they usually carry priorityClassName, not spec.priority).""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ CREATED = "2099-01-01T00:00:00Z"  # newer than anything running: a hypothetical 
 class GroupSpec:
     name: str
     namespace: str
-    replicas: int
+    replicas: int | None  # None: keep the existing group's pending count (an existing group only)
     requests: dict[str, str] = field(default_factory=dict)
     priority_class: str = ""
     min_count: int | None = None
@@ -73,6 +74,8 @@ def parse_toleration(text: str) -> dict[str, str]:
 
 
 def group_from_flags(spec: GroupSpec) -> list[dict[str, Any]]:
+    if spec.replicas is None:
+        raise UserError(f"PodGroup {spec.namespace}/{spec.name} is not in the cluster state: a new hypothetical group needs --replicas N")
     if spec.replicas < 1:
         raise UserError("--replicas must be at least 1")
     if spec.disruption_mode not in ("single", "all"):
@@ -112,6 +115,98 @@ def group_from_flags(spec: GroupSpec) -> list[dict[str, Any]]:
     if spec.tolerations:
         template["spec"]["tolerations"] = list(spec.tolerations)
     return [pg] + replicate(template, spec.replicas)
+
+
+@dataclass
+class FlagsWork:
+    """Hypothetical work from flags, resolved against the cluster once it is read (`resolve`).
+    A new name is a new group built from the flags alone (group_from_flags). An existing
+    PodGroup is modified, not replaced: the flags change only what they name, and the rest of
+    the group and of its pods' template (a pending member, else any member) is kept, so
+    `whatif podgroup job-1 --replicas 4` asks about job-1 with 4 pending pods, not about a bare
+    default group (issue 30). Iterating gives the resolved objects."""
+
+    spec: GroupSpec
+    given: tuple[str, ...]  # the flags given, as typed (--replicas, --requests, ...)
+    objects: list[dict[str, Any]] | None = None
+    note: str = ""  # one line: what was changed, for the report's warnings
+
+    def __iter__(self):
+        if self.objects is None:
+            raise RuntimeError("FlagsWork used before resolve()")
+        return iter(self.objects)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def resolve(self, items: list[Any]) -> list[dict[str, Any]]:
+        spec = self.spec
+        pg = next((o for o in items if isinstance(o, dict) and o.get("kind") == "PodGroup"
+                   and _ns(o) == spec.namespace and (o.get("metadata") or {}).get("name") == spec.name), None)
+        if pg is None:
+            self.objects = group_from_flags(spec)
+            return self.objects
+        members = [o for o in items if isinstance(o, dict) and o.get("kind") == "Pod" and _ns(o) == spec.namespace
+                   and ((o.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") == spec.name]
+        pending = [o for o in members if not (o.get("spec") or {}).get("nodeName")]
+        n = spec.replicas if spec.replicas is not None else len(pending)
+        if n < 1:
+            raise UserError(f"PodGroup {spec.namespace}/{spec.name} has no pending pods: pass --replicas N to ask about N more")
+        new_pg = copy.deepcopy(pg)
+        gspec = new_pg.setdefault("spec", {})
+        if spec.min_count is not None:
+            gspec["schedulingPolicy"] = {"gang": {"minCount": spec.min_count}}
+        if "--disruption-mode" in self.given:
+            gspec["disruptionMode"] = {spec.disruption_mode: {}}
+        if spec.priority_class:
+            gspec["priorityClassName"] = spec.priority_class
+            gspec.pop("priority", None)  # priority admission resolves the new class
+        if spec.preemption_policy:
+            gspec["preemptionPolicy"] = spec.preemption_policy
+        source = pending[0] if pending else (members[0] if members else None)
+        if source is None:
+            tmpl = group_from_flags(dataclasses.replace(spec, replicas=1))[1]
+        else:
+            tmpl = {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"namespace": spec.namespace, "name": spec.name,
+                                 **({"labels": dict(source["metadata"]["labels"])} if (source.get("metadata") or {}).get("labels") else {})},
+                    "spec": copy.deepcopy(dict(source.get("spec") or {})), "status": {"phase": "Pending"}}
+            self._apply_pod_flags(tmpl["spec"])
+        tmpl["metadata"]["name"] = f"{spec.name}-whatif"
+        self.objects = [new_pg] + replicate(tmpl, n)
+        changed = [f for f in self.given if f != "--replicas"]
+        self.note = (f"PodGroup {spec.namespace}/{spec.name} as the cluster has it, with {n} pending pod(s) "
+                     f"{spec.name}-whatif-0..{n - 1}" + (f" ({len(pending)} pending now)" if spec.replicas is not None else "")
+                     + (f"; changed by {', '.join(changed)}" if changed else "")
+                     + (f"; the rest of the group and of its pods' template (from {source['metadata']['name']}) kept" if source else
+                        "; it has no pods, so the pods are built from the flags alone"))
+        return self.objects
+
+    def _apply_pod_flags(self, pspec: dict[str, Any]) -> None:
+        spec = self.spec
+        pspec.pop("nodeName", None)
+        if spec.requests:
+            cs = pspec.get("containers") or [{"name": "main", "image": "hypothetical"}]
+            c0 = dict(cs[0])
+            res = dict(c0.get("resources") or {})
+            res["requests"] = {**(res.get("requests") or {}), **spec.requests}
+            if isinstance(res.get("limits"), dict):  # a limit below the new request would be refused by the API server
+                res["limits"] = {k: v for k, v in res["limits"].items() if k not in spec.requests}
+            c0["resources"] = res
+            pspec["containers"] = [c0] + list(cs[1:])
+        if spec.priority_class:
+            pspec["priorityClassName"] = spec.priority_class
+            pspec.pop("priority", None)
+        if spec.preemption_policy:
+            pspec["preemptionPolicy"] = spec.preemption_policy
+        if spec.node_selector:
+            pspec["nodeSelector"] = {**(pspec.get("nodeSelector") or {}), **spec.node_selector}
+        if spec.tolerations:
+            pspec["tolerations"] = list(pspec.get("tolerations") or []) + list(spec.tolerations)
+
+
+def _ns(o: dict[str, Any]) -> str:
+    return (o.get("metadata") or {}).get("namespace") or "default"
 
 
 def replicate(template: dict[str, Any], n: int) -> list[dict[str, Any]]:

@@ -106,6 +106,18 @@ def preempt_for_group(
         res.warnings.append(w)
     res.warnings.extend(volume_warnings(state.volumes, pending))
 
+    # A group whose parent CompositePodGroup does not exist is never popped: GangScheduling's
+    # PreEnqueue waits for the tree (v1.37.2 gangscheduling.go "waiting for composite pod group %q
+    # tree to meet quorum"; the v1.37.2 and v1.38.0-beta.0 oracles leave such a group pending with
+    # nothing preempted).
+    if index.composite_enabled and root.parent and index.parent_of(root) is None:
+        res.outcome = NOT_ELIGIBLE
+        res.message = (f"waits for its parent CompositePodGroup {root.namespace}/{root.parent}, which does not exist: "
+                       "kube-scheduler does not take the group into a scheduling cycle until the tree exists")
+        steps.append(f"{root.kind} {root.key} names parent CompositePodGroup {root.namespace}/{root.parent}, which is not in the "
+                     "cluster state: GangScheduling's PreEnqueue keeps its pods out of the queue, so nothing is preempted.")
+        return res
+
     # Priority admission rejected the preemptor (or one of its pods).
     for kind, obj in [(g.kind, g) for g in index.chain(root)] + [("Pod", p) for p in pending]:
         err = snap.admission_errors.get((kind, obj.namespace, obj.name))

@@ -88,6 +88,13 @@ def not_runnable(doc: dict, version: str = DEFAULT_VERSION) -> str:
         if not _DNS1123.match(name) or len(name) > 253:
             return f"object name {name!r} is not valid in the API (an upstream unit-test name)"
     w = doc["whatif"]
+    cpgs = {((o.get("metadata") or {}).get("namespace"), (o.get("metadata") or {}).get("name"))
+            for o in doc["cluster"] if o.get("kind") == "CompositePodGroup"}
+    for o in doc["cluster"]:
+        m, spec = o.get("metadata") or {}, o.get("spec") or {}
+        if o.get("kind") in ("PodGroup", "CompositePodGroup") and spec.get("parentCompositePodGroupName") and \
+                (m.get("namespace"), spec["parentCompositePodGroupName"]) not in cpgs:
+            return "a group's parent CompositePodGroup is missing: kube-scheduler never pops it, and the oracle waits for a cycle"
     for o in doc["cluster"]:
         m, spec = o.get("metadata") or {}, o.get("spec") or {}
         if o.get("kind") == "Pod" and m.get("name") == w["name"] and not spec.get("nodeName") and \

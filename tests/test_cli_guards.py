@@ -44,7 +44,7 @@ def test_flags_on_an_existing_group_modify_it_not_replace_it() -> None:
     assert doc["preemptor"]["pods"] == 2
     (note,) = [w for w in doc["warnings"] if w.startswith("hypothetical work:")]
     assert "PodGroup ml/job-1 as the cluster has it, with 2 pending pod(s) job-1-whatif-0..1 (16 pending now)" in note
-    assert "changed by --requests, --priority-class" in note
+    assert "changed by --requests, --priority-class" in note and "its minCount 16 is kept, which 2 pod(s) cannot meet" in note
     # minCount 16 kept: 2 pods cannot satisfy the gang, whatever is preempted
     assert doc["outcome"] == "Unschedulable" and "minCount (16)" in doc["message"]
     # without flags but --requests the count stays 16 and the GPU requests of the template stay

@@ -175,11 +175,16 @@ class FlagsWork:
         tmpl["metadata"]["name"] = f"{spec.name}-whatif"
         self.objects = [new_pg] + replicate(tmpl, n)
         changed = [f for f in self.given if f != "--replicas"]
+        gang = (gspec.get("schedulingPolicy") or {}).get("gang") or {}
+        min_count = gang.get("minCount") if isinstance(gang, dict) else None
+        short = (isinstance(min_count, int) and spec.min_count is None and n < min_count
+                 and not [m for m in members if (m.get("spec") or {}).get("nodeName")])
         self.note = (f"PodGroup {spec.namespace}/{spec.name} as the cluster has it, with {n} pending pod(s) "
                      f"{spec.name}-whatif-0..{n - 1}" + (f" ({len(pending)} pending now)" if spec.replicas is not None else "")
                      + (f"; changed by {', '.join(changed)}" if changed else "")
                      + (f"; the rest of the group and of its pods' template (from {source['metadata']['name']}) kept" if source else
-                        "; it has no pods, so the pods are built from the flags alone"))
+                        "; it has no pods, so the pods are built from the flags alone")
+                     + (f"; its minCount {min_count} is kept, which {n} pod(s) cannot meet (add --min-count to change it)" if short else ""))
         return self.objects
 
     def _apply_pod_flags(self, pspec: dict[str, Any]) -> None:

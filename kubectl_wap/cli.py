@@ -1023,7 +1023,7 @@ def _compare_versions(value: str | None, scheduler_version: str | None, feature_
     parts = [v.strip() for v in value.split(",") if v.strip()]
     if len(parts) != 2:
         raise UserError(f"--compare-versions wants two versions, e.g. 1.37,1.38; got {value!r}")
-    profiles = [parse_scheduler_version(v) for v in parts]
+    profiles = [parse_scheduler_version(v, "--compare-versions version") for v in parts]
     if profiles[0] is profiles[1]:
         raise UserError(f"--compare-versions: {parts[0]} and {parts[1]} are the same rules ({profiles[0].version})")
     for p in profiles:

@@ -31,7 +31,7 @@ def _released() -> list[Profile]:
     return sorted((p for p in PROFILES.values() if p.released), key=lambda p: _minor(p.version) or (0, 0))
 
 
-def parse_scheduler_version(text: str | None) -> Profile | None:
+def parse_scheduler_version(text: str | None, flag: str = "--scheduler-version") -> Profile | None:
     """The profile `--scheduler-version` names (1.38, v1.38 and 1.38.2 all name 1.38), or None
     when the flag is absent. Unknown: one line naming the closest profile."""
     if text is None:
@@ -47,7 +47,7 @@ def parse_scheduler_version(text: str | None) -> Profile | None:
         import difflib
 
         closest = (difflib.get_close_matches(text.strip(), list(PROFILES), n=1, cutoff=0.0) or [DEFAULT.version])[0]
-    raise UserError(f"unknown --scheduler-version {text!r}: known versions are {known} (did you mean {closest}?)")
+    raise UserError(f"unknown {flag} {text!r}: known versions are {known} (did you mean {closest}?)")
 
 
 def pick_profile(requested: Profile | None, server_version: str) -> Picked:

@@ -74,7 +74,7 @@ def test_compare_versions_with_nothing_changing_says_so(tmp_path: Path) -> None:
 @pytest.mark.parametrize("args,message", [
     (["--compare-versions", "1.37"], "wants two versions"),
     (["--compare-versions", "1.38,v1.38"], "are the same rules"),
-    (["--compare-versions", "1.37,1.40"], "unknown --scheduler-version '1.40'"),
+    (["--compare-versions", "1.37,1.40"], "unknown --compare-versions version '1.40'"),
     (["--compare-versions", "1.37,1.38", "--scheduler-version", "1.38"], "drop --scheduler-version"),
     (["--compare-versions", "1.37,1.38", "--feature-gates", "PodGroupPreemptionPolicy=true"], "does not exist in Kubernetes 1.38"),
 ])

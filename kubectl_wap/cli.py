@@ -252,6 +252,8 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
     if isinstance(extra, FlagsWork) and extra.note:
         snap.warnings.append("hypothetical work: " + extra.note)
     else:
+        if getattr(extra, "note", ""):
+            snap.warnings.append("-f: " + extra.note)
         snap.warnings.extend(replacement.warnings())
     return snap
 
@@ -331,7 +333,9 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
         from .snapshot.files import load_items
 
         _, items = load_items(hyp.file)
-        return h.from_manifest(items, hyp.replicas, namespace_given)
+        notes: list[str] = []
+        objs, kind, ns, name = h.from_manifest(items, hyp.replicas, namespace_given, notes)
+        return h.FileWork(objs, "; ".join(notes)), kind, ns, name
     if hyp.replicas is not None or given:
         if not kind or not name:
             raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")

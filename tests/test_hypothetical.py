@@ -131,7 +131,9 @@ def test_manifest_composite_tree_root():
 @pytest.mark.parametrize("items, replicas, msg", [
     ([], None, "holds no Kubernetes objects"),
     (["junk"], None, "holds no Kubernetes objects"),
-    ([{"kind": "Deployment", "metadata": {"name": "d"}}], None, "found 'Deployment'"),
+    ([{"kind": "Service", "metadata": {"name": "d"}}], None, "found 'Service'"),
+    # a workload is read through its pod template (tests/test_workload_manifests.py)
+    ([{"kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d: spec\.template\.spec \(the pod template\) is required"),
     ([{"kind": 7}], None, "found a int"),
     ([{"kind": "Pod", "metadata": "x"}], None, "metadata must be a map"),
     ([{"kind": "Pod", "metadata": {}}], None, "a Pod without metadata.name"),

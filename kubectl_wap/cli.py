@@ -860,7 +860,6 @@ def simulate(
         import time
 
         from . import lookup
-        from .preemption.gates import parse_gates
         from .report.formats import parse_output
         from .report.simulate import render_simulation, simulation_document
         from .simulate import Options
@@ -876,7 +875,7 @@ def simulate(
         start = parse_time(at) if at else None
         if at and start is None:
             raise UserError(f"--at: want an RFC 3339 time such as 2026-12-01T12:00:00Z, got {at!r}")
-        gates = parse_gates(src.feature_gates)
+        _early_gates(src.feature_gates, src.scheduler_version)
         ns = src.namespace or _default_namespace(src)
         kind_, name_ = lookup.split_type_name(kind, name)
         extra = None
@@ -887,6 +886,8 @@ def simulate(
             raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
         extras: dict = {}
         snap = _load(src, color, extra, extras)
+        # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
+        gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
         lookup.check_cluster(snap, need_pods=extra is None)
         if start is None:  # the capture time; live: now; a file without one: its latest timestamp (engine default)
             start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
@@ -902,6 +903,9 @@ def simulate(
                        "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
         source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
         doc = simulation_document(sim, source, gates.spelled(), options_doc)
+        from .report.profileinfo import profile_fields
+
+        doc.update(profile_fields(gates))
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
         else:

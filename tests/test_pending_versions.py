@@ -83,3 +83,13 @@ def test_compare_versions_refuses_bad_input_in_one_line(args: list[str], message
     assert r.exit_code == 2, r.output
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and message in err[0], r.stderr
+
+
+@pytest.mark.parametrize("version,evicted", [("1.37", 3), ("1.38", 1)])
+def test_simulate_follows_the_version_s_rules(tmp_path: Path, version: str, evicted: int) -> None:
+    # simulate took --scheduler-version but played the 1.37 rules; the fixture's answers per version
+    snap = _snapshot(tmp_path, "wap-victim-aware-leftover-capacity")
+    r = _run("simulate", "--snapshot", snap, "--scheduler-version", version, "-o", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["schedulerVersion"] == version and doc["summary"]["evictedPods"] == evicted

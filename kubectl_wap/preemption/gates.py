@@ -41,7 +41,8 @@ class Gates:
         return (
             f"GenericWorkload={str(self.generic_workload).lower()},"
             f"CompositePodGroup={str(self.composite_pod_group).lower()},"
-            f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()},"
+            + ("" if "PodGroupPreemptionPolicy" in self.profile.removed_gates else
+               f"PodGroupPreemptionPolicy={str(self.pod_group_preemption_policy).lower()},") +
             f"TopologyAwareWorkloadScheduling={str(self.topology_aware_workload_scheduling).lower()}"
             + (",DRAPreemption=true" if self.dra_preemption else "")
         )

@@ -151,3 +151,17 @@ def test_diff_says_what_the_hypothetical_side_changed() -> None:
     assert any(w.startswith("B (--replicas 4): hypothetical work: PodGroup ml/job-1 as the cluster has it") for w in d["warnings"])
     table = invoke("diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--replicas 4")
     assert "Warning: B (--replicas 4): hypothetical work" in table.stderr
+
+
+@pytest.mark.parametrize("args,text", [
+    (["--autoscale", "--node-templates", "{tpl}"], "unknown key 'maxNode' (did you mean 'maxNodes'?)"),
+    (["--replicas", "2", "--toleration", "=v:NoSchedule"], "an empty key (tolerate every taint) cannot have a value"),
+])
+def test_input_mistakes_that_were_ignored_are_one_line(tmp_path, args: list[str], text: str) -> None:
+    # issue 30 item 5: a typo in a node-templates file and a toleration the API server would refuse
+    tpl = tmp_path / "nt.yaml"
+    tpl.write_text("templates:\n- name: a\n  allocatable: {cpu: 8}\n  maxNode: 3\n")
+    r = invoke("whatif", "podgroup", "job-1", "-n", "ml", "--demo", *[a.replace("{tpl}", str(tpl)) for a in args])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and text in lines[0], r.stderr

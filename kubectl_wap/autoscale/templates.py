@@ -91,6 +91,10 @@ def _str_map(v: Any, where: str) -> dict[str, str]:
     return out
 
 
+# The keys a node template may have (a typo would otherwise be silently ignored: issue 30).
+_TEMPLATE_KEYS = ("name", "allocatable", "labels", "taints", "maxNodes", "costPerHour")
+
+
 def _template_from(i: int, raw: Any, path: str) -> Template:
     where = f"{path}: templates[{i}]"
     if not isinstance(raw, dict):
@@ -99,6 +103,13 @@ def _template_from(i: int, raw: Any, path: str) -> Template:
     if not isinstance(name, str) or not name.strip():
         raise UserError(f"{where}: name is required (a non-empty string)")
     where = f"{path}: template {name!r}"
+    unknown = sorted(set(map(str, raw)) - set(_TEMPLATE_KEYS))
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], _TEMPLATE_KEYS, n=1)
+        raise UserError(f"{where}: unknown key {unknown[0]!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                        + f"; known: {', '.join(_TEMPLATE_KEYS)}")
     alloc_raw = raw.get("allocatable")
     if not isinstance(alloc_raw, dict) or not alloc_raw:
         raise UserError(f"{where}: allocatable is required (a mapping like {{cpu: 8, memory: 32Gi}})")

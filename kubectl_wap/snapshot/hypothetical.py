@@ -65,6 +65,10 @@ def parse_toleration(text: str) -> dict[str, str]:
             raise UserError(f"invalid --toleration {text!r}: effect must be NoSchedule, PreferNoSchedule or NoExecute")
     if "=" in body:
         k, v = body.split("=", 1)
+        if not k:
+            # core validation: an empty key tolerates every taint, and only with operator Exists
+            raise UserError(f"invalid --toleration {text!r}: a toleration with a value needs a key (key=value:Effect); "
+                            "an empty key (tolerate every taint) cannot have a value")
         tol = {"key": k, "operator": "Equal", "value": v}
     else:
         tol = {"key": body, "operator": "Exists"}

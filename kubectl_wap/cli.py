@@ -249,11 +249,9 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
     objects = list(extra)
     replacement = Replacement(objects)
     snap = build(header, items, objects, keep=replacement.keep)
-    if isinstance(extra, FlagsWork) and extra.note:
-        snap.warnings.append("hypothetical work: " + extra.note)
-    else:
-        if getattr(extra, "note", ""):
-            snap.warnings.append("-f: " + extra.note)
+    if extra.note:
+        snap.warnings.append(extra.note)
+    if not (isinstance(extra, FlagsWork) and extra.note):  # a modified group's note says what it replaces
         snap.warnings.extend(replacement.warnings())
     return snap
 
@@ -335,7 +333,7 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
         _, items = load_items(hyp.file)
         notes: list[str] = []
         objs, kind, ns, name = h.from_manifest(items, hyp.replicas, namespace_given, notes)
-        return h.FileWork(objs, "; ".join(notes)), kind, ns, name
+        return h.FileWork(objs, "-f: " + "; ".join(notes) if notes else ""), kind, ns, name
     if hyp.replicas is not None or given:
         if not kind or not name:
             raise UserError("a hypothetical group needs a kind and a name: whatif podgroup NAME --replicas N --requests ...")
@@ -1018,7 +1016,7 @@ def pending(
     _guard(debug, run)
 
 
-def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[str]:
+def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[Any]:
     """The two versions of --compare-versions A,B (checked before the cluster is read), or []."""
     if value is None:
         return []
@@ -1036,20 +1034,19 @@ def _compare_versions(value: str | None, scheduler_version: str | None, feature_
         raise UserError(f"--compare-versions: {parts[0]} and {parts[1]} are the same rules ({profiles[0].version})")
     for p in profiles:
         parse_gates(feature_gates, p)  # a gate one of the versions does not have is refused here
-    return [p.version for p in profiles]
+    return profiles
 
 
-def _pending_versions(snap: Any, versions: list[str], feature_gates: str | None, ns: str | None, selector: str | None,
+def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None, ns: str | None, selector: str | None,
                       claims: Any, demo: bool, snapshot: str | None, output: str, color: Any, no_headers: bool) -> None:
     from .diagnose.pending import triage
     from .diagnose.upgrade import compare_triages
     from .preemption.gates import parse_gates
-    from .profiles import PROFILES
     from .report.formats import parse_output
     from .report.profileinfo import profile_fields
     from .report.upgrade import render_version_diff, version_diff_document
 
-    gates = [parse_gates(feature_gates, PROFILES[v], "--compare-versions") for v in versions]
+    gates = [parse_gates(feature_gates, profile, "--compare-versions") for profile in versions]
     # Scale-up is not compared (it does not depend on the version's preemption rules).
     a, b = (triage(snap, g, ns, _label_selector(selector), _snapshot_time(snap), None, claims) for g in gates)
     changes, compared = compare_triages(a, b)

@@ -26,26 +26,26 @@ def test_each_missing_request_comes_from_its_limit_and_set_requests_stay() -> No
     spec = {"containers": [_c({"cpu": "1"}, {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "4"})],
             "initContainers": [_c(None, {"cpu": "3"}, restartPolicy="Always")]}
     before = copy.deepcopy(spec)
-    out, changed = defaulted_spec(spec)
-    assert changed and spec == before  # a copy, input untouched
+    out = defaulted_spec(spec)
+    assert out is not spec and spec == before  # a copy, input untouched
     assert out["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "4"}
     assert out["initContainers"][0]["resources"]["requests"] == {"cpu": "3"}
-    again, changed2 = defaulted_spec(out)
-    assert again is out and not changed2  # idempotent: a server-defaulted pod is left as it is
+    again = defaulted_spec(out)
+    assert again is out  # idempotent: a server-defaulted pod is left as it is
 
 
 def test_nothing_to_default_returns_the_same_object() -> None:
     spec = {"containers": [_c({"cpu": "1"}), _c(None, None), {"name": "bare"}]}
-    out, changed = defaulted_spec(spec)
-    assert out is spec and not changed
+    out = defaulted_spec(spec)
+    assert out is spec
 
 
 def test_pod_level_limits_default_pod_requests_where_no_container_requests() -> None:
     # defaultPodRequests: memory requested by no container takes the pod-level limit; cpu, which a
     # container requests, is not taken from the pod limit.
     spec = {"containers": [_c({"cpu": "1"})], "resources": {"limits": {"cpu": "4", "memory": "8Gi"}}}
-    out, changed = defaulted_spec(spec)
-    assert changed and out["resources"]["requests"] == {"memory": "8Gi"}
+    out = defaulted_spec(spec)
+    assert out is not spec and out["resources"]["requests"] == {"memory": "8Gi"}
 
 
 def test_the_model_and_a_stripped_snapshot_see_the_defaulted_requests() -> None:

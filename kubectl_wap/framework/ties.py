@@ -56,11 +56,6 @@ def pick(n: int) -> int:
     return _chooser[-1].randrange(n) if _chooser and n > 1 else 0
 
 
-def exploring() -> bool:
-    """Inside an explore() block: ties are to be broken at random."""
-    return bool(_chooser)
-
-
 def shuffle_runs(items: list, same: Callable[[object, object], bool]) -> list:
     """Inside explore(): each run of consecutive items that `same` calls equal, in a seeded random
     order (a tie upstream breaks by an order the snapshot does not have). Outside: items unchanged."""

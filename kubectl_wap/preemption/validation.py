@@ -57,38 +57,20 @@ def preemptor_policy(root: Group, unscheduled: list[Pod], policy_gate: bool, gat
     object's spec.preemptionPolicy (nil is PreemptLowerPriority); gate off, Never if any
     unscheduled member pod says Never. Not gated (v1.38.0-beta.0 manager.go getPreemptionPolicy,
     the gate removed): the root's spec.preemptionPolicy when set, else the pods' rule."""
-    if not gated:
-        if root.preemption_policy:
-            return root.preemption_policy, f"{root.kind} {root.key} spec.preemptionPolicy"
-        for p in unscheduled:
-            if p.preemption_policy == NEVER:
-                return NEVER, f"{root.kind} {root.key} sets no spec.preemptionPolicy and member pod {p.key} has Never"
-        return PREEMPT_LOWER, f"{root.kind} {root.key} sets no spec.preemptionPolicy and no unscheduled member pod sets Never"
-    if policy_gate:
+    if not gated and root.preemption_policy:
+        return root.preemption_policy, f"{root.kind} {root.key} spec.preemptionPolicy"
+    if gated and policy_gate:
         return _policy(root.preemption_policy), f"{root.kind} {root.key} spec.preemptionPolicy" + (
             "" if root.preemption_policy else " (unset: PreemptLowerPriority)"
         )
+    # the pods' rule: gate off (1.37), or no group policy (1.38)
+    unset = f"{root.kind} {root.key} sets no spec.preemptionPolicy and "
     for p in unscheduled:
         if p.preemption_policy == NEVER:
-            return NEVER, f"member pod {p.key} has preemptionPolicy Never (PodGroupPreemptionPolicy gate off)"
-    return PREEMPT_LOWER, "no unscheduled member pod sets Never (PodGroupPreemptionPolicy gate off)"
-
-
-def _hierarchy(index: GroupIndex, root: Group) -> list[Group]:
-    """Every group under the root, parents before children (cycle-safe)."""
-    out: list[Group] = []
-    seen: set[tuple[str, str, str]] = set()
-    todo: list[Group] = [root]
-    while todo:
-        g = todo.pop(0)
-        k = (g.kind, g.namespace, g.name)
-        if k in seen:
-            continue
-        seen.add(k)
-        out.append(g)
-        if isinstance(g, CompositePodGroup):
-            todo.extend(index.children(g))
-    return out
+            return NEVER, (f"member pod {p.key} has preemptionPolicy Never (PodGroupPreemptionPolicy gate off)" if gated
+                           else unset + f"member pod {p.key} has Never")
+    return PREEMPT_LOWER, ("no unscheduled member pod sets Never (PodGroupPreemptionPolicy gate off)" if gated
+                           else unset + "no unscheduled member pod sets Never")
 
 
 def _key(g: Group) -> str:
@@ -96,7 +78,7 @@ def _key(g: Group) -> str:
     return f"{g.kind.lower()}/{g.namespace}/{g.name}"
 
 
-def validate_hierarchy(index: GroupIndex, root: Group, pods: list[Pod], policy_gate: bool = True) -> str | None:
+def validate_hierarchy(index: GroupIndex, root: Group, pods: list[Pod]) -> str | None:
     """The 1.38 profile's validation: v1.38.0-beta.0 schedule_one_podgroup.go
     validatePodGroupHierarchy / validatePodGroupSubtree (read). Depth first from the root; for each
     group below the root, in this order: its workload against the root's, its priority, its
@@ -104,11 +86,9 @@ def validate_hierarchy(index: GroupIndex, root: Group, pods: list[Pod], policy_g
     Single child of an All parent; for each PodGroup its unscheduled pods, then its scheduled ones.
     The expected policy is the root's spec.preemptionPolicy, or when unset the first pod's. The
     reference scheduler name is the first pod's. Error strings verbatim (objects named by
-    EntityKey, "podgroup/NS/NAME"). `policy_gate` is unused: 1.38 has no PodGroupPreemptionPolicy
-    gate. UPSTREAM-DIFF: upstream walks PodGroupInfo.Children() and the queue's pod order; we walk
+    EntityKey, "podgroup/NS/NAME"); no PodGroupPreemptionPolicy gate (1.38 removed it). UPSTREAM-DIFF: upstream walks PodGroupInfo.Children() and the queue's pod order; we walk
     children and pods in the snapshot's order (GroupIndex), so which of two errors is reported
     first may differ; whether there is an error does not."""
-    del policy_gate
     root_prio = group_priority(root)
     expected = root.preemption_policy or ""
     first = pods[0] if pods else None

@@ -129,7 +129,7 @@ def preempt_for_group(
     # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
     # A group with no pods is never popped from the queue upstream, so never validated: only
     # a hierarchy with pods is (1.38's validation fails on an empty one).
-    err = (validate_hierarchy(index, root, pending + running, policy_gate) if profile.validate_hierarchy and (pending or running)
+    err = (validate_hierarchy(index, root, pending + running) if profile.validate_hierarchy and (pending or running)
            else validate_group_pods(root, pending + running, policy_gate))
     if err:
         res.outcome, res.message = INVALID, err

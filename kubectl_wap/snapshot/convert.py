@@ -426,7 +426,7 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     """The Pod fields that come from the spec apart from nodeName, as the two runs of Pod's field
     order they fill: (scheduler_name .. pod_group_name) and (images .. scheduling_gates). A
     snapshot's PodSpecTemplate is converted through here once for all its pods."""
-    spec, _ = defaulted_spec(spec)  # requests from limits, as the API server would (defaulting.py)
+    spec = defaulted_spec(spec)  # requests from limits, as the API server would (defaulting.py)
     requests, nzi = _pod_requests(spec, what)
     host_ports = []
     for c in _l(spec.get("containers")):

@@ -42,10 +42,9 @@ def _container_defaults(c: Any) -> Any:
     return {**c, "resources": {**res, "requests": {**requests, **missing}}}
 
 
-def defaulted_spec(spec: dict) -> tuple[dict, bool]:
-    """(the spec with requests defaulted from limits as SetDefaults_Pod does, whether anything was
-    defaulted)."""
-    changed = False
+def defaulted_spec(spec: dict) -> dict:
+    """The spec with requests defaulted from limits as SetDefaults_Pod does (`spec` itself when
+    nothing is defaulted)."""
     out = spec
     for key in ("containers", "initContainers"):
         cs = spec.get(key)
@@ -56,7 +55,6 @@ def defaulted_spec(spec: dict) -> tuple[dict, bool]:
             if out is spec:
                 out = dict(spec)
             out[key] = new
-            changed = True
     pod = out.get("resources")
     if isinstance(pod, dict) and isinstance(pod.get("limits"), dict) and pod["limits"]:
         # defaultPodRequests: the aggregated container requests for overcommittable resources
@@ -74,5 +72,4 @@ def defaulted_spec(spec: dict) -> tuple[dict, bool]:
             if out is spec:
                 out = dict(spec)
             out["resources"] = {**pod, "requests": reqs}
-            changed = True
-    return out, changed
+    return out

@@ -183,7 +183,7 @@ class FlagsWork:
         min_count = gang.get("minCount") if isinstance(gang, dict) else None
         short = (isinstance(min_count, int) and spec.min_count is None and n < min_count
                  and not [m for m in members if (m.get("spec") or {}).get("nodeName")])
-        self.note = (f"PodGroup {spec.namespace}/{spec.name} as the cluster has it, with {n} pending pod(s) "
+        self.note = (f"hypothetical work: PodGroup {spec.namespace}/{spec.name} as the cluster has it, with {n} pending pod(s) "
                      f"{spec.name}-whatif-0..{n - 1}" + (f" ({len(pending)} pending now)" if spec.replicas is not None else "")
                      + (f"; changed by {', '.join(changed)}" if changed else "")
                      + (f"; the rest of the group and of its pods' template (from {source['metadata']['name']}) kept" if source else

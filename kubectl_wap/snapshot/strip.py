@@ -222,7 +222,7 @@ def _pod(obj: Obj) -> Obj:
 
 def _pod_spec(spec: Any) -> Obj:
     if isinstance(spec, dict):
-        spec, _ = defaulted_spec(spec)  # requests from limits before limits are dropped (defaulting.py)
+        spec = defaulted_spec(spec)  # requests from limits before limits are dropped (defaulting.py)
     s = _pick(spec, _POD_SPEC_KEYS)
     if isinstance(s.get("nodeName"), str):
         s["nodeName"] = intern(s["nodeName"])

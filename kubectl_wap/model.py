@@ -141,6 +141,9 @@ class Node:
     creation_timestamp: float | None = None
 
 
+# The one kube-scheduler profile we model (KubeSchedulerConfiguration's default schedulerName).
+DEFAULT_SCHEDULER = "default-scheduler"
+
 @dataclass(slots=True, frozen=True)
 class Pod:
     namespace: str

@@ -28,6 +28,7 @@ import numpy as np
 from . import gc_paused
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
+from ..framework.nominated import nominator_pods
 from ..framework.podgroup import PodGroupScheduler
 from ..framework.schedule_one import Scheduler
 from ..framework.state import ClusterState, build_state
@@ -80,7 +81,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     state = build_state(snap)
-    nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
+    nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     prio = res.preemptor.priority
     placed = res.placements or ([(res.preemptor.pods[0], res.nominated_node)] if res.nominated_node else [])

@@ -16,12 +16,23 @@ elsewhere do not invalidate them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Pod
+from ..model import DEFAULT_SCHEDULER, Pod
 from .state import ClusterState
+
+
+def nominator_pods(pods: Iterable[Pod]) -> list[Pod]:
+    """The nominations kube-scheduler's queue holds (its nominator): every pending pod with a
+    nominatedNodeName that is kube-scheduler's to schedule, gated ones included (the queue records
+    a gated pod's nomination too: backend/queue/scheduling_queue.go, "addNominatedPod is called here
+    unconditionally ... even if gated"). Another scheduler's pod never reaches this queue
+    (eventhandlers.go: pending pods are taken only when responsibleForPod), so its nomination
+    reserves nothing, as the real v1.37.2 shows (tests/oracle/cases/gen2-1-126.json)."""
+    return [p for p in pods if p.nominated_node_name and not p.scheduled and p.scheduler_name == DEFAULT_SCHEDULER]
 
 
 @dataclass(slots=True, frozen=True)

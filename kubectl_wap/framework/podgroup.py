@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import CompositePodGroup, Pod, PodGroup
+from ..model import DEFAULT_SCHEDULER, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod, PodGroup
 from .filtering import CycleData
 from .groups import Group, GroupIndex
 from .schedule_one import ScheduleResult, Scheduler
@@ -68,6 +68,42 @@ def pending_pods(index: GroupIndex, pg: PodGroup) -> list[Pod]:
     ]
     pods.sort(key=lambda p: (-(p.priority or 0), p.creation_timestamp if p.creation_timestamp is not None else float("inf"), p.name))
     return pods
+
+
+def quorum_wait(index: GroupIndex, root: Group) -> str | None:
+    """Why GangScheduling's PreEnqueue keeps the tree's pods out of the queue, or None when it lets
+    them in. A PodGroup is ready when the pods kube-scheduler knows of in it (every non-terminal
+    member: bound ones of any scheduler, pending ones of its own, gated ones included) reach its
+    minCount (1 for basic); a CompositePodGroup when its ready children reach minGroupCount (1 for
+    basic). The tree's pods are queued only when its root is ready: v1.37.2 gangscheduling.go
+    preEnqueueWithHierarchies / isCPGTreeReady / isPGReady (AllPodsCount), v1.38.0-beta.0
+    hierarchy_tracker.go isGroupReady. Until then no cycle runs, so nothing is preempted (the
+    oracle's scheduler leaves such a tree pending: tests/scenarios/wap-quorum-*)."""
+
+    def known(p: Pod) -> bool:
+        # the scheduler's pod informer drops terminal pods; a pending pod reaches its cache only
+        # when it is this scheduler's (eventhandlers.go addPod / responsibleForPod)
+        return not p.terminal and (bool(p.node_name) or p.scheduler_name == DEFAULT_SCHEDULER)
+
+    def ready(g: Group, depth: int) -> bool:
+        if isinstance(g, PodGroup):
+            return sum(1 for p in index.pods(g) if known(p)) >= (g.min_count if g.policy == "gang" else 1)
+        if depth > WORKLOAD_MAX_TREE_DEPTH:
+            return False
+        need = g.min_group_count if g.policy == "gang" else 1
+        return sum(1 for ch in index.children(g) if ready(ch, depth + 1)) >= need
+
+    if ready(root, 0):
+        return None
+    if isinstance(root, PodGroup):
+        have = sum(1 for p in index.pods(root) if known(p))
+        return (f"waiting for minCount pods: PodGroup {root.namespace}/{root.name} has {have} of {root.min_count}; kube-scheduler "
+                "does not take its pods into a scheduling cycle until they exist")
+    need = root.min_group_count if root.policy == "gang" else 1
+    have = sum(1 for ch in index.children(root) if ready(ch, 1))
+    return (f"waiting for CompositePodGroup {root.namespace}/{root.name}'s tree to meet quorum: {have} of {need} child group(s) "
+            "have their minimum of pods (or ready children); kube-scheduler does not take its pods into a scheduling cycle "
+            "until it does")
 
 
 def scheduled_count(index: GroupIndex, pg: PodGroup) -> int:

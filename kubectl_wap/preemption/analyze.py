@@ -6,6 +6,7 @@ import gc
 
 from ..errors import UserError
 from ..framework.groups import GroupIndex
+from ..framework.nominated import nominator_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.state import build_state
 from ..model import ALL, Snapshot
@@ -42,7 +43,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
         raise UserError(f"unknown kind {kind!r}: want podgroup, compositepodgroup or pod")
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     state = build_state(snap, gates.dra_preemption)
-    nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
+    nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     warnings = list(snap.warnings) + _not_creatable(snap, gates)
     if k == "Pod":

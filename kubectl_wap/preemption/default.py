@@ -13,14 +13,13 @@ from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
 from ..framework.volumes import unmodeled as volume_warnings
-from ..model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from ..model import DEFAULT_SCHEDULER, NEVER, PREEMPT_LOWER, Pod, Snapshot
 from ..profiles import Profile
 from .importance import by_importance
 from .pdb import classify
 from .result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Preemptor, Result, UnitVerdict
 from .result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from .units import VictimUnit, build_units
-from .validation import DEFAULT_SCHEDULER
 
 PREFIX = "preemption: "
 MIN_CANDIDATE_NODES_PERCENTAGE = 10

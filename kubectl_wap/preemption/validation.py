@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..model import ALL, NEVER, PREEMPT_LOWER, SINGLE, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod
+from ..model import ALL, DEFAULT_SCHEDULER, NEVER, PREEMPT_LOWER, SINGLE, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod
 
-DEFAULT_SCHEDULER = "default-scheduler"
 
 
 def _policy(p: str | None) -> str:

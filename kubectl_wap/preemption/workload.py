@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..framework.podgroup import PodGroupScheduler, pending_pods
+from ..framework.podgroup import PodGroupScheduler, pending_pods, quorum_wait
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..framework.volumes import spared_rwop_holders
@@ -125,6 +125,14 @@ def preempt_for_group(
             res.outcome, res.message = INVALID, err
             steps.append(f"Priority admission rejects {kind} {obj.namespace}/{obj.name}: {err}.")
             return res
+
+    # GangScheduling's PreEnqueue: a tree that has not met its quorum is never popped, so neither
+    # validated nor preempted for (a hierarchy without pending pods is answered below).
+    wait = quorum_wait(index, root) if pending else None
+    if wait:
+        res.outcome, res.message = NOT_ELIGIBLE, wait
+        steps.append(f"GangScheduling PreEnqueue: {wait}. No cycle runs, so nothing is preempted.")
+        return res
 
     # validatePodGroup: every pod of the hierarchy, scheduled and unscheduled.
     # A group with no pods is never popped from the queue upstream, so never validated: only

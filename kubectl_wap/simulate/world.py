@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Iterable, Mapping
 
 from ..framework.groups import GroupIndex
+from ..framework.nominated import nominator_pods
 from ..framework.schedule_one import Scheduler
 from ..framework.state import build_state
 from ..model import Pod, PodDisruptionBudget, Snapshot
@@ -36,7 +37,7 @@ class World:
         self.now = now
         self.index = GroupIndex.build(self.snap, composite_enabled=gates.composite_pod_group)
         self.state = build_state(self.snap)
-        self.sched = Scheduler(self.state, [p for p in snap.pods if p.nominated_node_name and not p.scheduled])
+        self.sched = Scheduler(self.state, nominator_pods(snap.pods))
         self._other: Scheduler | None = None
         self._nominated_at = {p.uid: i for i, lst in self.sched.nominated.items() for p in lst}
         self.pods: dict[str, Pod] = {p.uid: p for p in snap.pods}

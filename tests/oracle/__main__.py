@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--cases", type=int, default=300)
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--start", type=int, default=0, help="first case index")
+    d.add_argument("--generator", type=int, choices=[1, 2], default=1,
+                   help="1: generate.py (the batch's long-standing clusters); 2: generate2.py (the second, independent "
+                        "generator: pod shapes, CPG trees, PDB selectors and constraints the first never draws)")
     d.add_argument("--scenarios", action="store_true", help="also run every tests/scenarios fixture the oracle can run")
     d.add_argument("--retries", type=int, default=12, help="reruns of a disagreeing case (the random choices the oracle does not pin)")
     d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")

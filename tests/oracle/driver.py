@@ -190,6 +190,12 @@ def _with_workload_ref(g: dict) -> dict:
     return g
 
 
+def bystander(pod: dict) -> bool:
+    """A pending pod kube-scheduler will not schedule: gated, or for another scheduler."""
+    spec = pod.get("spec") or {}
+    return bool(spec.get("schedulingGates")) or spec.get("schedulerName", "default-scheduler") not in ("", "default-scheduler")
+
+
 def case_for(items: Iterable[dict], kind: str, namespace: str, name: str, case_id: str = "case") -> dict:
     """One oracle case: the cluster's objects the scheduler reads, every running pod, and the
     pending pods of the question (its PodGroup hierarchy from the root, or the pod). Other pending
@@ -215,9 +221,16 @@ def case_for(items: Iterable[dict], kind: str, namespace: str, name: str, case_i
             if status.get("phase") in ("Succeeded", "Failed"):
                 continue
             if not spec.get("nodeName"):
-                if not wanted(o) or _meta(o).get("deletionTimestamp"):
+                if _meta(o).get("deletionTimestamp"):
                     continue
-                if spec.get("schedulingGates"):
+                if not wanted(o):
+                    # Other pending pods are left out, but those kube-scheduler never schedules
+                    # (gated, another scheduler's): they change nothing but what the scheduler
+                    # reads (a gated pod's nomination counts in its nominator), and the glue
+                    # creates them as bystanders (server_test.go bystanderPod).
+                    if not bystander(o):
+                        continue
+                elif spec.get("schedulingGates"):
                     continue
         objects.append(o)
     return {"id": case_id, "objects": objects, "target": {"kind": k, "namespace": namespace, "name": name}}

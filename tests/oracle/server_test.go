@@ -421,15 +421,27 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 		return err
 	}
 	for _, p := range pending {
-		if p.Status.NominatedNodeName != "" {
+		bystander := bystanderPod(p)
+		if p.Status.NominatedNodeName != "" && !bystander {
 			cr.nominatedAtStart = true
 		}
 		if err := s.createPod(ctx, cr, p); err != nil {
 			return err
 		}
-		cr.preemptorPods = append(cr.preemptorPods, PodRef{p.Namespace, p.Name})
+		if !bystander {
+			cr.preemptorPods = append(cr.preemptorPods, PodRef{p.Namespace, p.Name})
+		}
 	}
 	return nil
+}
+
+// bystanderPod: a pending pod the case holds that kube-scheduler will not schedule: gated
+// (schedulingGates), or another scheduler's. It is created as given (its status too: a
+// nominatedNodeName stays, and the queue's nominator records a gated pod's nomination:
+// scheduling_queue.go "addNominatedPod is called here unconditionally ... even if gated"), and the
+// case does not wait for a verdict on it.
+func bystanderPod(p *v1.Pod) bool {
+	return len(p.Spec.SchedulingGates) > 0 || (p.Spec.SchedulerName != "" && p.Spec.SchedulerName != v1.DefaultSchedulerName)
 }
 
 // createStorage creates StorageClasses, CSINodes, PersistentVolumes and PersistentVolumeClaims
@@ -750,18 +762,37 @@ func (s *server) waitSettled(ctx context.Context, sched *scheduler.Scheduler, cr
 		}
 		time.Sleep(50 * time.Millisecond)
 		inFlight := len(sched.SchedulingQueue.InFlightPods()) > 0
-		_, summary := sched.SchedulingQueue.PendingPods()
+		queued, summary := sched.SchedulingQueue.PendingPods()
 		queuesEmpty := strings.HasPrefix(summary, "activeQ:0; backoffQ:0;")
-		fp, attempted, err := s.fingerprint(ctx, cr)
+		fp, unattempted, err := s.fingerprint(ctx, cr)
 		if err != nil {
 			return err
 		}
-		if fp != last || inFlight || !attempted {
+		if fp != last || inFlight {
 			last = fp
 			stableSince = time.Now()
 			continue
 		}
 		stable := time.Since(stableSince)
+		if len(unattempted) > 0 {
+			// Pods with no verdict yet. Those a PreEnqueue plugin keeps out of the active queue
+			// (a gang short of pods, a CompositePodGroup tree short of its quorum: GangScheduling
+			// PreEnqueue) never get one: with every such pod held in the queue, the active and
+			// backoff queues empty and nothing changed for 3 s, the case is read off (they are
+			// reported NotAttempted).
+			held := map[string]bool{}
+			for _, p := range queued {
+				held[key(p.Namespace, p.Name)] = true
+			}
+			all := true
+			for _, k := range unattempted {
+				all = all && held[k]
+			}
+			if all && queuesEmpty && stable >= 3*time.Second {
+				return nil
+			}
+			continue
+		}
 		// Settled: queues empty and nothing changed for the settle time; or, for pods the
 		// scheduler keeps retrying without changing anything (an unschedulable group whose status
 		// updates requeue it, a group waiting on a pod that was terminating before the case
@@ -781,7 +812,7 @@ func (s *server) waitSettled(ctx context.Context, sched *scheduler.Scheduler, cr
 // preemption") and the case shows the scheduler's first preemption decision, which is what
 // whatif predicts. (Playing victims' termination forward is a different question: a
 // preemptor that then fails on its nominated node triggers a second round.)
-func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, error) {
+func (s *server) fingerprint(ctx context.Context, cr *created) (string, []string, error) {
 	var b strings.Builder
 	pre := map[string]bool{}
 	for _, r := range cr.preemptorPods {
@@ -790,7 +821,7 @@ func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, er
 	for _, ns := range sortedKeys(cr.namespaces) {
 		pods, err := s.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return "", false, err
+			return "", nil, err
 		}
 		for i := range pods.Items {
 			p := &pods.Items[i]
@@ -816,11 +847,13 @@ func (s *server) fingerprint(ctx context.Context, cr *created) (string, bool, er
 			}
 		}
 	}
-	attempted := true
-	for _, ok := range pre {
-		attempted = attempted && ok
+	var unattempted []string
+	for _, k := range sortedKeys(pre) {
+		if !pre[k] {
+			unattempted = append(unattempted, k)
+		}
 	}
-	return b.String(), attempted, nil
+	return b.String(), unattempted, nil
 }
 
 // nominatedAfterFailure: a nominated node that PostFilter set, not the one the pod-group cycle
@@ -918,7 +951,7 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 			messages = append(messages, cond.Message)
 		} else {
 			pd.Reason = "NotAttempted"
-			pd.Message = "never popped from the scheduling queue (e.g. its pod group waits for more pods)"
+			pd.Message = notAttempted + " (e.g. its pod group waits for more pods)"
 			messages = append(messages, pd.Message)
 		}
 		res.Pending = append(res.Pending, pd)
@@ -947,6 +980,9 @@ func (s *server) readOff(ctx context.Context, c *Case, cr *created, res *Result)
 	return nil
 }
 
+// notAttempted: the message of a pending pod kube-scheduler never took into a cycle.
+const notAttempted = "never popped from the scheduling queue"
+
 // classify maps the scheduler's PodScheduled messages of still-pending pods with no victims to
 // our outcome names. These are the texts kube-scheduler writes (schedule_one_podgroup.go
 // validatePodGroup, podgrouppreemption.go / default_preemption.go eligibility).
@@ -955,7 +991,7 @@ func classify(messages []string) string {
 		switch {
 		case strings.Contains(m, "should have the same"):
 			return "Invalid"
-		case strings.Contains(m, "not eligible"), strings.Contains(m, "ongoing preemption"):
+		case strings.Contains(m, "not eligible"), strings.Contains(m, "ongoing preemption"), strings.HasPrefix(m, notAttempted):
 			return "NotEligible"
 		}
 	}

@@ -59,6 +59,7 @@ class Mutant:
     rule: str  # the upstream rule broken
     tests: tuple[str, ...] = tuple(ENGINE)
     survived_before: bool = False  # one of the 8 survivors of the issue-20 audit
+    killed_by: str = ""  # the test that kills it (recorded for the issue-38 mutants; README's table has the rest)
 
 
 M = Mutant
@@ -121,7 +122,7 @@ MUTANTS: list[Mutant] = [
       "return (priority, -rank, -size, earliest_start, first_uid)",
       "MoreImportantVictim: higher priority is more important"),
     M("group-member-pod-rank", "preemption/units.py",
-      "rank_.append(PODGROUP_RANK)", "rank_.append(POD_RANK)",
+      "rank_.append(POD_RANK if own_priority else PODGROUP_RANK)", "rank_.append(POD_RANK)",
       "NewPodVictim: a pod of a Single-mode group ranks as a PodGroup"),
     M("all-mode-ignored", "preemption/units.py",
       "        if g.disruption_mode == ALL:\n            best = g",
@@ -191,6 +192,132 @@ MUTANTS: list[Mutant] = [
       "pickOneNodeForPreemption: final tie (ours: smallest node name)"),
 ]
 
+# ---- issue 38: one mutant per rule the audit found unguarded, each run against its module's own
+# focused test file(s) only (not ENGINE); killed_by names the test that fails under it.
+IMPORTANCE = ("tests/test_importance_order.py",)
+COLUMNS = ("tests/test_importance_order.py", "tests/test_candidate_columns.py")
+PDB = ("tests/test_pdb.py", "tests/test_upstream_updates.py")
+MUTANTS += [
+    M("columnar-start-missing-oldest", "preemption/candidates.py",
+      "start = np.fromiter([_INF if p.start_time is None else p.start_time for p in c.pods], np.float64, n)",
+      "start = np.fromiter([0.0 if p.start_time is None else p.start_time for p in c.pods], np.float64, n)",
+      "GetPodStartTime / MoreImportantPod: a pod without status.startTime is newest (columnar order)", COLUMNS,
+      killed_by="tests/test_importance_order.py::test_a_pod_without_start_time_is_the_newest_on_both_paths"),
+    M("unit-start-missing-oldest", "preemption/units.py",
+      "importance_key(prio, rank, 1, _INF if st is None else st, pod.uid)",
+      "importance_key(prio, rank, 1, 0.0 if st is None else st, pod.uid)",
+      "GetPodStartTime / MoreImportantPod: a pod without status.startTime is newest (object path)", IMPORTANCE,
+      killed_by="tests/test_importance_order.py::test_a_pod_without_start_time_is_the_newest_on_both_paths"),
+    M("pdb-disrupted-break", "preemption/pdb.py",
+      "                if pod.name in pdb.disrupted_pods:\n                    continue",
+      "                if pod.name in pdb.disrupted_pods:\n                    break",
+      "FilterVictimsWithPDBViolation: a pod in one PDB's disruptedPods still consumes its other PDBs", PDB,
+      killed_by="tests/test_pdb.py::test_disrupted_pod_of_one_pdb_still_consumes_its_other_pdbs"),
+    M("pdb-invalid-selector-matches", "preemption/pdb.py",
+      "if sel is None or sel.invalid:", "if sel is None:",
+      "FilterVictimsWithPDBViolation: a PDB whose selector does not parse matches no pod", PDB,
+      killed_by="tests/test_pdb.py::test_pdb_whose_selector_does_not_parse_matches_no_pod"),
+    M("ipa-first-of-series-loosened", "framework/plugins/interpodaffinity.py",
+      "if not (len(aff) == 0 and d.self_match):", "if not d.self_match:",
+      "InterPodAffinity nodeTopologyMatchesAffinity: a self-matching pod passes only while no pod in the cluster matches its terms",
+      ("tests/test_interpodaffinity.py",),
+      killed_by="tests/test_interpodaffinity.py::test_self_affinity_exception_ends_once_a_matching_pod_exists"),
+    M("reprieval-affinity-not-cross-node", "preemption/reprieval.py",
+      "if aff is not None and (aff.pod_affinity_required or aff.pod_anti_affinity_required):",
+      "if aff is not None and aff.pod_anti_affinity_required:",
+      "selectVictimsOnDomain reprieval: a preemptor's required pod affinity reads pods on every node",
+      ("tests/test_reprieval_equivalence.py",),
+      killed_by="tests/test_reprieval_equivalence.py::test_victim_off_the_placement_node_ends_the_preemptors_first_of_series_pass"),
+    M("pick-start-missing-oldest", "preemption/default.py",
+      'return min((p.start_time if p.start_time is not None else float("inf")) for p in pods if (p.priority or 0) == top)',
+      'return min((p.start_time if p.start_time is not None else 0.0) for p in pods if (p.priority or 0) == top)',
+      "pickOneNodeForPreemption / GetEarliestPodStartTime: a victim without start time started now",
+      ("tests/test_pick_one_node_tie.py",),
+      killed_by="tests/test_pick_one_node_tie.py::test_victim_without_start_time_counts_as_started_now"),
+    M("pick-start-lowest-priority", "preemption/default.py",
+      "top = max((p.priority or 0) for p in pods)", "top = min((p.priority or 0) for p in pods)",
+      "pickOneNodeForPreemption / GetEarliestPodStartTime: the start times of the highest-priority victims",
+      ("tests/test_pick_one_node_tie.py",),
+      killed_by="tests/test_pick_one_node_tie.py::test_start_times_of_the_highest_priority_victims_only"),
+    M("victim-aware-costliest", "preemption/victimaware.py",
+      "best = min(sets, key=_KEY)", "best = max(sets, key=_KEY)",
+      "RankNodes: the feasible nodes with the cheapest surviving victim set go on to Score",
+      ("tests/test_versions.py", "tests/test_victimsets.py"),
+      killed_by="tests/test_versions.py::test_override_gives_each_versions_answer[1.38]"),
+    # (`return _cmp(n2, n1)` for CompareVictimSets' last line is equivalent: with every unit
+    # holding a pod, equal totals and equal sizes unit by unit leave equal lengths.)
+    M("victimsets-rank-dropped", "preemption/victimsets.py",
+      "c = _cmp(u1.rank, u2.rank) or _cmp(len(u1.pods), len(u2.pods))", "c = _cmp(len(u1.pods), len(u2.pods))",
+      "CompareVictimSets: a lower victim rank (Pod < PodGroup) is cheaper at equal counts",
+      ("tests/test_victimsets.py",),
+      killed_by="tests/test_victimsets.py::test_upstream_table[standalone pod preferred over PodGroup of same priority and total pod count]"),
+    M("validation-gang-basic-child", "preemption/validation.py",
+      'if parent.policy == "gang" and g.policy == "basic":', "if False:",
+      "validatePodGroupHierarchy: a gang parent cannot have a basic child", ("tests/test_validation_138.py",),
+      killed_by="tests/test_validation_138.py::test_validate_pod_group[CPG failure when gang parent group has a basic child PodGroup]"),
+    M("selector-gt-inclusive", "framework/plugins/selectors.py",
+      "if op == GT and not n > vals:", "if op == GT and not n >= vals:",
+      "labels.Requirement.Matches: Gt is strictly greater", ("tests/test_selectors.py",),
+      killed_by="tests/test_selectors.py::test_node_selector_term[term4-node4-False]"),
+    M("spread-min-domains-inclusive", "framework/plugins/podtopologyspread.py",
+      "if len(self.tp_counts[i]) < self.constraints[i].min_domains:",
+      "if len(self.tp_counts[i]) <= self.constraints[i].min_domains:",
+      "PodTopologySpread minMatchNum: global minimum 0 only with fewer domains than minDomains",
+      ("tests/test_podtopologyspread.py",),
+      killed_by="tests/test_podtopologyspread.py::test_min_domains"),
+    M("score-balanced-allocation-0", "framework/scoring.py",
+      "total += balanced_allocation(state, pod, nodes) * 1", "total += balanced_allocation(state, pod, nodes) * 0",
+      "default profile: NodeResourcesBalancedAllocation score weight 1",
+      ("tests/test_vectorized_reference.py", "tests/test_upstream_updates.py"),
+      killed_by="tests/test_vectorized_reference.py::test_total_scores_match_reference"),
+    M("nominated-counts-itself", "framework/nominated.py",
+      "if s is not None and pod.uid in s.uids:  # a pod never counts against itself", "if False:",
+      "addGENominatedPods: a nominated pod is not counted against itself (pi.Pod.UID != pod.UID)",
+      ("tests/test_nominated_index.py",),
+      killed_by="tests/test_nominated_index.py::test_vectorized_nominated_check_matches_per_node"),
+    M("queue-age-before-priority", "simulate/queue.py",
+      "return (-self.priority, self.timestamp, self.seq)", "return (self.timestamp, -self.priority, self.seq)",
+      "PrioritySort.Less: higher priority first, then the earlier timestamp", ("tests/test_simulate.py",),
+      killed_by="tests/test_simulate.py::test_priority_goes_before_age"),
+    M("queue-failed-keeps-timestamp", "simulate/queue.py",
+      "        if not keep_timestamp:\n            e.timestamp = now\n", "",
+      "AddUnschedulablePodIfNotPresent: a failed attempt refreshes the entry's queue timestamp", ("tests/test_simulate.py",),
+      killed_by="tests/test_simulate.py::test_a_failed_attempt_goes_behind_the_entries_already_waiting"),
+    M("pending-counts-deleting-pods", "diagnose/pending.py",
+      "return not p.node_name and not p.terminal and p.deletion_timestamp is None",
+      "return not p.node_name and not p.terminal",
+      "skipPodSchedule: a pod being deleted is not scheduled (not a pending row)", ("tests/test_diagnose_pending.py",),
+      killed_by="tests/test_diagnose_pending.py::test_unbound_pod_being_deleted_is_not_pending"),
+    M("forensics-equal-priority-suspect", "diagnose/forensics.py",
+      "if (p.priority or 0) <= prio or not (nominated_here or started_here):",
+      "if (p.priority or 0) < prio or not (nominated_here or started_here):",
+      "PodEligibleToPreemptOthers / SelectVictimsOnNode: only a higher-priority pod preempts",
+      ("tests/test_diagnose_forensics.py",),
+      killed_by="tests/test_diagnose_forensics.py::test_a_pod_of_the_victims_own_priority_is_no_suspect"),
+    M("quantity-floor", "quantity.py",
+      "    return -((-f.numerator) // f.denominator)", "    return f.numerator // f.denominator",
+      "Quantity.Value / MilliValue round up", ("tests/test_quantity.py",),
+      killed_by="tests/test_quantity.py::test_readings_round_up[100m-100-1]"),
+    M("timestamp-offset-dropped", "snapshot/convert.py",
+      'return _fromisoformat(v).timestamp()  # 3.11', 'return _fromisoformat(v).replace(tzinfo=None).timestamp()  # 3.11',
+      "metav1.Time (RFC 3339): the UTC offset is part of the time", ("tests/test_loaders.py",),
+      killed_by="tests/test_loaders.py::test_timestamps_keep_their_utc_offset"),
+    M("redact-hashes-numbers", "snapshot/redact.py",
+      '        if isinstance(v, str) and v.lstrip("-").isdigit():\n            return v\n', "",
+      "NodeSelectorRequirement Gt/Lt compare label values as integers: redaction keeps them",
+      ("tests/test_redact.py", "tests/test_redact_fields.py"),
+      killed_by="tests/test_redact_fields.py::test_numbers_compared_by_gt_lt_stay_numbers"),
+    M("strip-drops-tolerations", "snapshot/strip.py",
+      '    "tolerations",\n    "topologySpreadConstraints",\n    "priority",',
+      '    "topologySpreadConstraints",\n    "priority",',
+      "TaintToleration reads spec.tolerations: strip keeps them", ("tests/test_strip_save.py",),
+      killed_by="tests/test_strip_save.py::test_pod_keeps_only_scheduling_fields"),
+    M("exit-code-diff-inverted", "cli.py",
+      'raise typer.Exit(1 if d["changed"] else 0)', 'raise typer.Exit(0 if d["changed"] else 1)',
+      "diff --exit-code: 1 when the scenarios differ, 0 when they agree", ("tests/test_cli.py", "tests/test_cli_guards.py"),
+      killed_by="tests/test_cli.py::test_diff_exit_code_is_1_only_when_the_sides_differ[--replicas 4-True]"),
+]
+
 
 def _apply(tree: Path, m: Mutant) -> None:
     f = tree / "kubectl_wap" / m.path
@@ -235,21 +362,21 @@ def run(m: Mutant, verbose: bool = False) -> tuple[bool, float, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.mutants", description=__doc__.split("\n\n")[0])
-    ap.add_argument("-k", dest="select", default="", help="run only mutants whose id contains this")
+    ap.add_argument("-k", dest="select", default="", help="run only mutants whose id contains this (a comma-separated list: any of them)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("-v", action="store_true", help="show pytest output")
     args = ap.parse_args(argv)
     # On SIGTERM unwind like Ctrl-C: subprocess.run kills the running pytest and the temporary
     # copy of the package is removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    chosen = [m for m in MUTANTS if args.select in m.id]
+    chosen = [m for m in MUTANTS if any(s in m.id for s in args.select.split(","))]
     for m in chosen:  # fail fast on a stale mutant before running anything
         n = (PKG / m.path).read_text().count(m.old)
         if n != 1:
             raise SystemExit(f"mutant {m.id}: original text found {n} times in kubectl_wap/{m.path}")
     if args.list:
         for m in chosen:
-            print(f"{m.id:32} {m.path:28} {m.rule}")
+            print(f"{m.id:32} {m.path:28} {m.rule}" + (f"  [killed by {m.killed_by}]" if m.killed_by else ""))
         return 0
     survivors = []
     t_all = time.monotonic()

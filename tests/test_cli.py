@@ -269,6 +269,17 @@ def test_exit_code_verdicts(target, code):
     assert invoke("whatif", *target, "--demo", "-o", "json").exit_code == 0
 
 
+
+@pytest.mark.parametrize("to,changed", [("--replicas 4", True), ("-n ml", False)])
+def test_diff_exit_code_is_1_only_when_the_sides_differ(to, changed):
+    # README: `diff --exit-code` exits 1 when the scenarios differ, 0 when they agree (as
+    # `git diff --exit-code`); without the flag it exits 0 either way.
+    args = ["diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", to, "-o", "json"]
+    r = invoke(*args, "--exit-code")
+    assert json.loads(r.stdout)["changed"] is changed
+    assert r.exit_code == (1 if changed else 0), r.output
+    assert invoke(*args).exit_code == 0
+
 def test_exit_code_subprocess():
     p = run("whatif", *JOB1, "--exit-code", "-o", "json")
     assert p.returncode == 10

@@ -176,3 +176,20 @@ def test_documents_match_their_schemas(after, tmp_path):
         jsonschema.validate(json.loads(out.output), json.loads((report / schema).read_text()))
     out = CliRunner().invoke(app, ["pending", "-A", "--demo", "-o", "json"])
     jsonschema.validate(json.loads(out.output), json.loads((report / "pending-schema.json").read_text()))
+
+
+def test_a_pod_of_the_victims_own_priority_is_no_suspect():
+    # Preemption only evicts pods of lower priority than the preemptor (default_preemption.go
+    # SelectVictimsOnNode: `if corev1helpers.PodPriority(pi.Pod) < podPriority`): a pod that
+    # started on the victim's node right after the preemption but has the victim's own priority
+    # cannot be the one that preempted it.
+    from diagnose_builders import node, pod
+
+    old = pod("old", cpu="1", node_name="n1", priority=5, deleted="2026-11-30T11:00:40Z", preempted_at="2026-11-30T11:00:00Z")
+    same = pod("same", cpu="1", node_name="n1", priority=5)
+    same["status"]["startTime"] = "2026-11-30T11:00:30Z"
+    higher = pod("higher", cpu="1", node_name="n1", priority=6)
+    higher["status"]["startTime"] = "2026-11-30T11:00:30Z"
+    f = run([node("n1"), old, same, higher], "pod", "default", "old")
+    assert f.preempted and f.node == "n1"
+    assert [s.name for s in f.suspects] == ["higher"]

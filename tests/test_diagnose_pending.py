@@ -227,3 +227,10 @@ def test_cli_empty_namespace_says_so_on_stderr():
     out = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up"])  # no -A: the default namespace
     assert out.exit_code == 0
     assert "No pending pods or pod groups in namespace default." in out.output
+
+
+def test_unbound_pod_being_deleted_is_not_pending():
+    # schedule_one.go skipPodSchedule, "Case 1: pod is being deleted": the scheduler never tries
+    # an unbound pod with a deletionTimestamp, so it is no pending row (it is waiting to go away).
+    items = full_node() + [pod("going", cpu="2", priority=10, deleted="2026-11-30T11:30:00Z"), pod("stays", cpu="2", priority=10)]
+    assert sorted(rows(items)) == ["default/stays"]

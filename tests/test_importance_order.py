@@ -56,3 +56,26 @@ def test_no_ties_and_all_ties() -> None:
     same = [importance_key(1, 1, 1, 0.0, "x")] * 5
     assert importance_order(same) == [0, 1, 2, 3, 4]
     assert importance_order([]) == []
+
+
+def test_a_pod_without_start_time_is_the_newest_on_both_paths() -> None:
+    # util.go GetPodStartTime: a pod without status.startTime "started" now, so among pods of equal
+    # priority it is the newest, the least important (MoreImportantPod / MoreImportantVictim:
+    # the earlier start is more important); it is reprieved last. Units built by collect (the
+    # object path) and the columnar order of the fast path must both say so.
+    from kubectl_wap.framework.groups import GroupIndex
+    from kubectl_wap.framework.state import build_state
+    from kubectl_wap.model import Node, Pod, Snapshot
+    from kubectl_wap.preemption import candidates
+    from kubectl_wap.preemption.units import collect
+
+    node = Node("n1", uid="n1", labels={"kubernetes.io/hostname": "n1"}, allocatable={"cpu": 4000, "pods": 10})
+    started = {"p-none": None, "p-new": 2.0e9, "p-old": 1.0e9}  # listed newest first on purpose
+    pods = [Pod("default", name, uid=name, node_name="n1", phase="Running", priority=5, requests={"cpu": 100},
+                nonzero_requests=(100, 200 * 1024**2), start_time=t) for name, t in started.items()]
+    snap = Snapshot(nodes=[node], pods=pods)
+    state, index = build_state(snap), GroupIndex.build(snap, composite_enabled=True)
+    want = ["p-old", "p-new", "p-none"]
+    assert [u.name for u in by_importance(collect(state, index, True).units())] == want
+    c = collect(state, index, True)
+    assert [c.unit(k).name for k in candidates.importance_order(c)] == want

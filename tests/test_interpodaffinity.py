@@ -605,3 +605,18 @@ def test_score_cache_keeps_labels_an_existing_term_reads():
     res = analyze(snap, "podgroup", "ml", "g")
     assert res.outcome == "NoPreemptionNeeded"
     assert sorted((p.name, n) for p, n in res.placements) == [("pre-0", "n0"), ("pre-1", "n1")]
+
+
+def test_self_affinity_exception_ends_once_a_matching_pod_exists():
+    # v1.37.2 filtering.go nodeTopologyMatchesAffinity: with no matching pod in the term's domain,
+    # the pod passes only as "the first pod in a series" -
+    # `len(state.clusterWideAffinityCounts) == 0 && satisfiesSelfAffinityCheck(...)`. Once a pod
+    # anywhere in the cluster matches the terms (on nodeA, zone az1), a self-matching pod must go
+    # to that domain: nodeB (zone az2) fails although the pod matches its own term.
+    p = pod(labels={"foo": "bar"}, aff=[term("zone", R("foo", "In", "bar"))])
+    nodes = [node("nodeA", zone="az1"), node("nodeB", zone="az2")]
+    got, _ = run_filter(nodes, [pod(node="nodeA", labels={"foo": "bar"})], p)
+    assert [code(s) for s in got] == [OK_, AFF]
+    # With no matching pod at all the same pod may open either zone.
+    got, _ = run_filter(nodes, [pod(node="nodeA", labels={"foo": "other"})], p)
+    assert [code(s) for s in got] == [OK_, OK_]

@@ -381,3 +381,17 @@ def test_unknown_and_ignored_kinds() -> None:
 def test_items_without_kind_or_not_objects_are_user_errors(item: Any) -> None:
     with pytest.raises(UserError, match="item 1"):
         build_snapshot([NODE, item])
+
+
+def test_timestamps_keep_their_utc_offset():
+    # metav1.Time.UnmarshalJSON parses RFC 3339 (time.Parse(time.RFC3339, ...)): the offset is part
+    # of the instant. The API server writes UTC ("Z"), but a hand-written file may not; a start
+    # time read two hours off would reorder victims (MoreImportantPod) and the node pick.
+    from kubectl_wap.snapshot.convert import parse_time
+
+    utc = parse_time("2026-11-30T11:00:00Z")
+    assert utc == 1796036400.0
+    assert parse_time("2026-11-30T13:00:00+02:00") == utc
+    assert parse_time("2026-11-30T06:30:00-04:30") == utc
+    assert parse_time("2026-11-30T11:00:00.5Z") == utc + 0.5
+    assert parse_time("not a time") is None and parse_time("") is None and parse_time(None) is None

@@ -170,6 +170,22 @@ def test_relations_the_scheduler_reads_still_hold(red):
     assert "ownerReferences" not in pod["metadata"]  # strip_object keeps no owner references
 
 
+
+def test_numbers_compared_by_gt_lt_stay_numbers(red):
+    # NodeSelectorRequirement Gt/Lt (labels.Requirement.Matches) parse the node's label value
+    # and the requirement's value as integers: a hashed "64" would match nothing. Redaction
+    # hashes the label key but keeps integer values, so `cores Gt 8` still selects the node.
+    from kubectl_wap.framework.plugins.selectors import node_matches_pod_node_affinity
+    from kubectl_wap.snapshot.convert import build_snapshot
+
+    (node, pod, *_), r = red
+    key = r.lkey("cores")
+    assert key != "cores" and node["metadata"]["labels"][key] == "64"
+    terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert {"key": key, "operator": "Gt", "values": ["8"]} in terms[0]["matchExpressions"]
+    snap = build_snapshot([node, pod])
+    assert node_matches_pod_node_affinity(snap.pods[0], snap.nodes[0])
+
 def test_default_scheduler_and_plain_hash_forms():
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"schedulerName": "default-scheduler"}}
     [out] = redact_items([pod], KEY)

@@ -150,3 +150,32 @@ def test_fast_equals_literal_composite_preemptor(snap):
     fast = analyze(snap, "compositepodgroup", PRE_NS, "pre-tree", fast=True)
     literal = analyze(snap, "compositepodgroup", PRE_NS, "pre-tree", fast=False)
     assert _summary(fast) == _summary(literal)
+
+
+def test_victim_off_the_placement_node_ends_the_preemptors_first_of_series_pass():
+    """A preemptor pod with required pod affinity to its own label (zone scope) is placed on n0
+    (zone a) as "the first pod in a series": with every potential victim removed no pod matches
+    its term (InterPodAffinity nodeTopologyMatchesAffinity: `len(clusterWideAffinityCounts) == 0
+    && satisfiesSelfAffinityCheck`). Putting back v-web (app=web, on n1 in zone b, a node with no
+    preemptor pod) makes the counts non-empty, and zone a holds no match: the replay of the
+    preemptor's assignment fails, so v-web is a victim too (selectVictimsOnDomain replays every
+    assignment for every unit). The fast path may not spare it as a unit off the placement
+    nodes."""
+    from kubectl_wap.model import Affinity, LabelSelector, Node, PodAffinityTerm, PodGroup, Snapshot
+    from test_properties import GI, HOSTNAME, PRE_PRIO, ZONE, _pod
+
+    nodes = [Node(name="n0", labels={HOSTNAME: "n0", ZONE: "a"}, allocatable={"cpu": 1000, "memory": 8 * GI, "pods": 110}),
+             Node(name="n1", labels={HOSTNAME: "n1", ZONE: "b"}, allocatable={"cpu": 500, "memory": 8 * GI, "pods": 110})]
+    web = Affinity(pod_affinity_required=(PodAffinityTerm(LabelSelector(match_labels=(("app", "web"),)), ZONE),))
+    pods = [
+        _pod(PRE_NS, "v-fill", 1000, 0, node="n0", prio=0, labels={"app": "fill"}, start=1.0),
+        _pod(PRE_NS, "v-web", 100, 0, node="n1", prio=0, labels={"app": "web"}, start=2.0),
+        _pod(PRE_NS, "pre-0", 1000, 0, prio=PRE_PRIO, group=PRE_NAME, labels={"app": "web"}, affinity=web),
+    ]
+    snap = Snapshot(nodes=nodes, pods=pods, pod_groups=[PodGroup(PRE_NS, PRE_NAME, policy="gang", min_count=1, priority=PRE_PRIO)])
+    fast = analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=True)
+    literal = analyze(snap, "podgroup", PRE_NS, PRE_NAME, fast=False)
+    assert [(p.key, n) for p, n in literal.placements] == [(f"{PRE_NS}/pre-0", "n0")]
+    assert sorted(p.name for p in literal.victim_pods) == ["v-fill", "v-web"]
+    assert _summary(fast) == _summary(literal)
+    same_verdicts(fast, literal)

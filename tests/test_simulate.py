@@ -138,6 +138,19 @@ def test_priority_goes_before_age(tmp_path):
     assert _victims_of(sim) == {"g2": ["v-low"], "g1": ["v-mid"]}
 
 
+
+def test_a_failed_attempt_goes_behind_the_entries_already_waiting(tmp_path):
+    # AddUnschedulablePodIfNotPresent: "Refresh the timestamp since the pod is re-added" -
+    # a's preempting attempt fails (a PostFilter result is a failed cycle), so when its victim's
+    # deletion makes it active again it sorts after b, which has waited in activeQ since the
+    # start with the same priority (PrioritySort.Less: equal priority, earlier timestamp first).
+    # b finds n1 reserved by a's nomination (equal priority counts, addGENominatedPods) and
+    # nothing lower to preempt; then a binds.
+    path = _write(tmp_path, [_node("n1", "2"), _pod("low", 10, "2", node="n1"),
+                             _pod("a", 100, "2", created="2026-12-01T10:00:00Z"),
+                             _pod("b", 100, "2", created="2026-12-01T10:01:00Z")])
+    assert [(c.obj.name, c.action) for c in _sim(path).cycles] == [("a", R.PREEMPT), ("b", R.UNSCHEDULABLE), ("a", R.BIND)]
+
 # ---- a cascade two preemptions deep ----------------------------------------------------------
 # p (priority 100, pinned to a) preempts b-0 (priority 50, a ReplicaSet's) on a; the ReplicaSet
 # recreates it; the replacement has nowhere to go but b, where it preempts c-0 (priority 10); c-0

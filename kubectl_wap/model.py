@@ -356,6 +356,9 @@ class Snapshot:
     # by (kind, namespace, name). They are kept (priority 0) so the rest of the cluster loads, and
     # an analysis whose preemptor is one of them reports Invalid.
     admission_errors: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # Pods (namespace, name) whose missing requests were defaulted from their limits on reading, as
+    # the API server does on create (snapshot/defaulting.py): the resource names.
+    defaulted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     # (kind, namespace, name) of objects defined more than once (the last definition is kept).
     duplicates: set[tuple[str, str, str]] = field(default_factory=set)
     # DeviceClasses, ResourceSlices, ResourceClaims(Templates) (model_dra.DraObjects); None when

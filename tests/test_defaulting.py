@@ -55,3 +55,30 @@ def test_the_model_and_a_stripped_snapshot_see_the_defaulted_requests() -> None:
     assert snap.pods[0].requests["nvidia.com/gpu"] == 2 and snap.pods[0].requests["cpu"] == 500
     stripped = json.loads(json.dumps(strip_object(copy.deepcopy(pod))))
     assert stripped["spec"]["containers"][0]["resources"] == {"requests": {"nvidia.com/gpu": "2", "cpu": "500m"}}
+
+
+def test_the_report_says_per_pod_what_was_defaulted():
+    """Issue 30 item 1: what the reading defaulted is in -o json (`defaulted`, per pod) and one
+    warning line; a pod that already requests what it limits is not listed."""
+    from builders import make_node, make_pod
+
+    from kubectl_wap.model import SnapshotHeader
+    from kubectl_wap.preemption.analyze import analyze
+    from kubectl_wap.report.document import to_document
+    from kubectl_wap.snapshot.convert import build_snapshot
+    from kubectl_wap.snapshot.defaulting import defaulted_resources
+
+    items = [make_node("n1").alloc(cpu="4", memory="8Gi").obj(),
+             make_pod("low").priority(0).limits_only(cpu="4").on("n1", start=1_795_000_000).obj(),
+             make_pod("ok").priority(0).container(requests={"cpu": "1"}, limits={"cpu": "2"}).obj(),
+             make_pod("hi").priority(10).container(requests={"memory": "1Gi"}, limits={"cpu": "2", "memory": "2Gi"})
+             .init_container("init", limits={"memory": "3Gi"}).obj()]
+    assert defaulted_resources(items[3]["spec"]) == ("cpu", "memory")
+    assert defaulted_resources(items[2]["spec"]) == ()
+    snap = build_snapshot(items, SnapshotHeader(source="test"))
+    assert snap.defaulted == {("default", "low"): ("cpu",), ("default", "hi"): ("cpu", "memory")}
+    assert sum("requests defaulted from limits for 2 pod(s)" in w for w in snap.warnings) == 1
+    res = analyze(snap, "pod", "default", "hi", None)
+    doc = to_document(res, "test", "")
+    assert doc["defaulted"] == [{"pod": {"namespace": "default", "name": "hi"}, "requestsFromLimits": ["cpu", "memory"]},
+                                {"pod": {"namespace": "default", "name": "low"}, "requestsFromLimits": ["cpu"]}]

@@ -77,6 +77,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
             tas=gates.topology_aware_workload_scheduling, max_cycles=max_cycles, profile=gates.profile,
         )
     res.warnings = warnings + res.warnings
+    res.defaulted = snap.defaulted
     if state.dra is not None:
         res.warnings.extend(state.dra.warnings)  # DRA claims or selectors we could not model
     return res

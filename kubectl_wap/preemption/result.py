@@ -95,6 +95,8 @@ class Result:
     num_pdb_violations: int = 0
     num_potential: int = 0  # candidate units (lower priority) considered by workload-aware preemption
     warnings: list[str] = field(default_factory=list)
+    # pods of the input whose requests were defaulted from limits (Snapshot.defaulted), for the report
+    defaulted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     steps: list[str] = field(default_factory=list)  # numbered explanation, in decision order
     # default preemption: candidate nodes considered and their victims
     node_candidates: list[dict] = field(default_factory=list)

@@ -41,7 +41,7 @@ from ..model import (
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
-from .defaulting import defaulted_spec
+from .defaulting import defaulted_resources, defaulted_spec
 from .allowlist import value_key as _value_key
 from .podrows import LabelSet
 from .spectemplates import SpecTemplate, TemplatedSpec
@@ -811,6 +811,10 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
             except ObjectError as e:
                 raise ObjectError(f"{source}{e}") from None
             key = (kind, getattr(m, "namespace", ""), m.name)
+            if kind == "Pod" and isinstance(obj.get("spec"), dict):
+                names = defaulted_resources(obj["spec"])
+                if names:
+                    snap.defaulted[(m.namespace, m.name)] = names
         else:
             kind = obj.get("kind")
             if isinstance(kind, str) and kind:
@@ -831,6 +835,11 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     if len(dup_warnings) > 5:
         dup_warnings[3:] = [f"... and {len(dup_warnings) - 3} more duplicate objects"]
     snap.warnings.extend(dup_warnings)
+    if snap.defaulted:
+        eg = ", ".join(f"{ns}/{n} ({', '.join(r)})" for (ns, n), r in list(snap.defaulted.items())[:3])
+        more = f" and {len(snap.defaulted) - 3} more" if len(snap.defaulted) > 3 else ""
+        snap.warnings.append(f"requests defaulted from limits for {len(snap.defaulted)} pod(s) that set limits only, as the API "
+                             f"server does on create (SetDefaults_Pod): {eg}{more}")
     unknown = sorted(k for k in ignored if k not in IGNORED_KINDS)
     if unknown:
         snap.warnings.append(f"ignored objects of kinds the scheduler does not read: {', '.join(unknown)}")

@@ -73,3 +73,22 @@ def defaulted_spec(spec: dict) -> dict:
                 out = dict(spec)
             out["resources"] = {**pod, "requests": reqs}
     return out
+
+
+def defaulted_resources(spec: dict) -> tuple[str, ...]:
+    """The resource names whose requests defaulted_spec fills in from limits (containers, init
+    containers and pod level, sorted; () for a pod the API server would store unchanged): what
+    the report says was defaulted."""
+    out = defaulted_spec(spec)
+    if out is spec:
+        return ()
+    names: set[str] = set()
+
+    def reqs(c: Any) -> dict:
+        r = c.get("resources") if isinstance(c, dict) else None
+        return (r.get("requests") or {}) if isinstance(r, dict) and isinstance(r.get("requests"), dict) else {}
+    for key in ("containers", "initContainers"):
+        for a, b in zip(spec.get(key) or [], out.get(key) or []):
+            names.update(k for k in reqs(b) if k not in reqs(a))
+    names.update(k for k in reqs(out) if k not in reqs(spec))
+    return tuple(sorted(names))

@@ -395,6 +395,10 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
 
         mine = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name")) for o in extra)
         lookup.check_hypothetical(snap, hyp.priority_class, parse_requests(hyp.requests or ""), ns, mine)
+    if hyp.ignore_gates:
+        from .preemption.liftgates import lift_gates
+
+        snap, _ = lift_gates(snap, kind, ns, name, gates.composite_pod_group)
     if hyp.file and hyp.replicas is None and kind == "podgroup":
         pods = [o for o in extra or [] if o.get("kind") == "Pod"]
         pgs = [o for o in extra or [] if o.get("kind") == "PodGroup"]
@@ -884,6 +888,10 @@ def simulate(
             raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
         extras: dict = {}
         snap = _load(src, color, extra, extras)
+        if hyp.ignore_gates:
+            from .preemption.liftgates import lift_all_gates
+
+            snap, _ = lift_all_gates(snap)
         # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
         gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
         lookup.check_cluster(snap, need_pods=extra is None)

@@ -78,6 +78,7 @@ class Hypothetical:
     node_selector: Annotated[Optional[list[str]], _opt("--node-selector", help="Hypothetical: key=value (repeatable).")] = None
     toleration: Annotated[Optional[list[str]], _opt("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None
     preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None
+    ignore_gates: Annotated[bool, _opt("--ignore-gates", help="Answer as if the pods' schedulingGates were removed (kube-scheduler does not try a gated pod).")] = False
 
 
 def flag_names(group: type) -> list[str]:

@@ -45,8 +45,10 @@ def test_flags_on_an_existing_group_modify_it_not_replace_it() -> None:
     (note,) = [w for w in doc["warnings"] if w.startswith("hypothetical work:")]
     assert "PodGroup ml/job-1 as the cluster has it, with 2 pending pod(s) job-1-whatif-0..1 (16 pending now)" in note
     assert "changed by --requests, --priority-class" in note and "its minCount 16 is kept, which 2 pod(s) cannot meet" in note
-    # minCount 16 kept: 2 pods cannot satisfy the gang, whatever is preempted
-    assert doc["outcome"] == "Unschedulable" and "minCount (16)" in doc["message"]
+    # minCount 16 kept: with 2 pods the gang never reaches its quorum, so GangScheduling's
+    # PreEnqueue never lets them into a cycle (the real v1.37.2 and v1.38.0-beta.0 leave such a
+    # gang pending: fixture wap-quorum-gang-short-of-pods)
+    assert doc["outcome"] == "NotEligible" and "waiting for minCount pods" in doc["message"] and "2 of 16" in doc["message"]
     # without flags but --requests the count stays 16 and the GPU requests of the template stay
     g = json.loads(invoke("whatif", "podgroup", "job-1", "-n", "ml", "--requests", "cpu=1", "--demo", "-o", "json").stdout)
     assert g["preemptor"]["pods"] == 16 and g["outcome"] == "Preempt"

@@ -163,7 +163,7 @@ def preempt_for_pod(
         # cycle, so no preemption, until every gate is removed (framework/plugins/schedulinggates).
         res.outcome = NOT_ELIGIBLE
         res.message = (f"gated by {', '.join(pod.scheduling_gates)}: kube-scheduler does not try the pod until its "
-                       "schedulingGates are removed")
+                       "schedulingGates are removed (--ignore-gates answers as if they were)")
         steps.append("The pod has schedulingGates: the SchedulingGates plugin keeps it out of the scheduling queue "
                      "(PreEnqueue), so no cycle runs and nothing is preempted for it.")
         return res

@@ -144,6 +144,16 @@ def preempt_for_group(
         steps.append(f"Validation fails (validatePodGroup): {err}. Nothing is scheduled and no preemption is attempted.")
         return res
     steps.append("Validation passes: every member pod has the group's priority, scheduler and preemption policy.")
+    gated = sorted({g for leaf in index.leaves_under(root) for p in index.pods(leaf)
+                    if p.scheduling_gates and not p.node_name and not p.terminal for g in p.scheduling_gates})
+    if not pending and gated:
+        # SchedulingGates PreEnqueue: every unscheduled member is gated, so no cycle runs.
+        res.outcome = NOT_ELIGIBLE
+        res.message = (f"gated by {', '.join(gated)}: kube-scheduler does not try the group's pods until their "
+                       "schedulingGates are removed (--ignore-gates answers as if they were)")
+        steps.append("Every unscheduled member pod has schedulingGates: the SchedulingGates plugin keeps them out of the "
+                     "scheduling queue (PreEnqueue), so no cycle runs and nothing is preempted for the group.")
+        return res
     if not pending:
         res.outcome, res.message = NO_PREEMPTION_NEEDED, "the group has no pending pods to place"
         steps.append("No pending member pods: nothing to schedule.")

@@ -256,7 +256,8 @@ class PodGroup:
     # spec.workloadRef.workloadName ("" when absent); 1.38's hierarchy validation compares it.
     workload_name: str = ""
     # spec.disruptionMode was given (an unset mode is neither Single nor All to 1.38's hierarchy
-    # validation, GenericPodGroup.HasDisruptionModeSingle; the engine reads unset as Single).
+    # validation, GenericPodGroup.HasDisruptionModeSingle; the engine reads unset as Single). The
+    # converter always sets it: the API server defaults an unset mode to single (convert._group_fields).
     disruption_mode_set: bool = False
     uses_resource_claims: bool = False
     priority_admitted: bool = False  # spec.priority was absent and resolved by priority admission

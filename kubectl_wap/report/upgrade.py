@@ -45,14 +45,25 @@ def _cell(a: dict | None) -> str:
 
 
 def _change(item: dict) -> str:
+    """The cell: counts only (a gang's victim list would make the table unreadable at 80 columns);
+    the names follow the table (_names)."""
     parts = []
     if item["victimsAdded"]:
-        parts.append("also preempted: " + ", ".join(item["victimsAdded"]))
+        parts.append(f"+{len(item['victimsAdded'])} victim(s)")
     if item["victimsRemoved"]:
-        parts.append("spared: " + ", ".join(item["victimsRemoved"]))
+        parts.append(f"-{len(item['victimsRemoved'])} spared")
     if not parts:
         parts.append(", ".join(item["changed"]))
-    return "; ".join(parts)
+    return ", ".join(parts)
+
+
+def _names(item: dict) -> list[str]:
+    lines = []
+    if item["victimsAdded"]:
+        lines.append("also preempted: " + ", ".join(item["victimsAdded"]))
+    if item["victimsRemoved"]:
+        lines.append("spared: " + ", ".join(item["victimsRemoved"]))
+    return [f"  {item['namespace']}/{item['name']}: {ln}" for ln in lines]
 
 
 def render_version_diff(doc: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
@@ -67,6 +78,11 @@ def render_version_diff(doc: dict, console: Console, no_headers: bool = False, e
     rows = [[i["kind"], i["namespace"], i["name"], i["priority"], _cell(i["before"]), _cell(i["after"]), _change(i)]
             for i in doc["items"]]
     print_table(console, None, headers, rows, no_headers)
+    names = [ln for i in doc["items"] for ln in _names(i)]
+    if names and not no_headers:
+        console.print("Victim changes", highlight=False)
+        for ln in names:
+            console.print(ln, highlight=False, soft_wrap=True)
     if not no_headers:
         console.print(f"\n{doc['changed']} of {doc['compared']} pending object(s) get another answer under Kubernetes {b} "
                       f"rules than under {a} ({builds}).", highlight=False)

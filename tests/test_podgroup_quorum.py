@@ -84,3 +84,24 @@ def test_nominator_holds_gated_pods_but_not_another_schedulers():
              make_pod("plain").priority(10).req(cpu="1").obj()]
     snap, _ = _index(items)
     assert sorted(p.name for p in nominator_pods(snap.pods)) == ["gated", "mine"]
+
+
+def test_pending_blames_missing_pods_only_when_the_tree_misses_its_quorum(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from kubectl_wap.cli import app
+
+    base = [make_node("n1").alloc(cpu="4", memory="8Gi").obj(), make_podgroup("c0").gang(1).parent("tree").obj(),
+            make_podgroup("c1").gang(2).parent("tree").obj(), _member("c0-0", "c0"), _member("c1-0", "c1")]
+    reasons = {}
+    for need in (1, 2):
+        f = tmp_path / f"t{need}.json"
+        f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [make_cpg("tree").gang(need).obj(), *base]}))
+        r = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(f), "-o", "json", "--scheduler-version", "1.37"])
+        assert r.exit_code == 0, r.output
+        (row,) = [i for i in json.loads(r.stdout)["items"] if i["name"] == "tree"]
+        reasons[need] = row["reason"]
+    assert "not created yet" in reasons[2]  # c1 short of pods: the tree misses minGroupCount 2
+    assert "not created yet" not in reasons[1]  # c0 alone meets minGroupCount 1: the tree is queued

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import gc_paused
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..framework.podgroup import PodGroupScheduler
+from ..framework.nominated import nominator_pods
+from ..framework.podgroup import PodGroupScheduler, quorum_wait
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.state import ClusterState, build_state
 from ..framework.status import SUCCESS
@@ -162,7 +163,11 @@ def _waiting_for_victims(state: ClusterState, pods: list[Pod]) -> str | None:
 
 
 def _missing_pods(index: GroupIndex, root: Group) -> str | None:
-    """A gang whose pods do not exist yet: no scheduling can help until the controller creates them."""
+    """A gang whose pods do not exist yet: no scheduling can help until the controller creates them.
+    Only when the tree has not met its quorum (framework/podgroup.py quorum_wait, GangScheduling
+    PreEnqueue): a child short of pods under a root whose other children suffice is queued anyway."""
+    if quorum_wait(index, root) is None:
+        return None
     out = []
     for leaf in index.leaves_under(root):
         if leaf.policy != "gang":
@@ -233,7 +238,7 @@ def triage(
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     state = build_state(snap)
-    nominated = [p for p in snap.pods if p.nominated_node_name and not p.scheduled]
+    nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     pgs = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message)
     out = Triage(now=now if now is not None else time.time())
@@ -330,7 +335,7 @@ class ScaleUp:
 
             grown = with_nodes(snap, {t.name: t}, {t.name: 1})
             index = GroupIndex.build(grown, composite_enabled=gates.composite_pod_group)
-            sched = Scheduler(build_state(grown), [p for p in grown.pods if p.nominated_node_name and not p.scheduled])
+            sched = Scheduler(build_state(grown), nominator_pods(grown.pods))
             got = self._built[t.name] = (sched, PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message), index)
         return got
 

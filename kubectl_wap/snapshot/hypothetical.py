@@ -284,7 +284,8 @@ def _controller_pods(o: dict[str, Any], replicas: int | None) -> tuple[list[dict
     pods = replicate(pod, n)
     # StatefulSet pods are NAME-0..N-1 exactly; Job and ReplicaSet pods get a random suffix upstream.
     suffix = "" if kind == "StatefulSet" else " (their controller adds a random suffix instead)"
-    return pods, f"{kind} {ns}/{name}: {n} pod(s) from its pod template ({how}), named {name}-0..{n - 1}{suffix}"
+    names = f"{name}-0" if n == 1 else f"{name}-0..{n - 1}"
+    return pods, f"{kind} {ns}/{name}: {n} pod(s) from its pod template ({how}), named {names}{suffix}"
 
 
 def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,

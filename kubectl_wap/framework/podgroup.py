@@ -85,22 +85,25 @@ def quorum_wait(index: GroupIndex, root: Group) -> str | None:
         # when it is this scheduler's (eventhandlers.go addPod / responsibleForPod)
         return not p.terminal and (bool(p.node_name) or p.scheduler_name == DEFAULT_SCHEDULER)
 
-    def ready(g: Group, depth: int) -> bool:
+    def have_need(g: Group, depth: int) -> tuple[int, int]:
+        """(pods known, minCount) of a PodGroup; (ready children, minGroupCount) of a CPG."""
         if isinstance(g, PodGroup):
-            return sum(1 for p in index.pods(g) if known(p)) >= (g.min_count if g.policy == "gang" else 1)
-        if depth > WORKLOAD_MAX_TREE_DEPTH:
-            return False
+            return sum(1 for p in index.pods(g) if known(p)), (g.min_count if g.policy == "gang" else 1)
         need = g.min_group_count if g.policy == "gang" else 1
-        return sum(1 for ch in index.children(g) if ready(ch, depth + 1)) >= need
+        if depth > WORKLOAD_MAX_TREE_DEPTH:
+            return 0, need
+        return sum(1 for ch in index.children(g) if ready(ch, depth + 1)), need
 
-    if ready(root, 0):
+    def ready(g: Group, depth: int) -> bool:
+        have, need = have_need(g, depth)
+        return have >= need
+
+    have, need = have_need(root, 0)
+    if have >= need:
         return None
     if isinstance(root, PodGroup):
-        have = sum(1 for p in index.pods(root) if known(p))
         return (f"waiting for minCount pods: PodGroup {root.namespace}/{root.name} has {have} of {root.min_count}; kube-scheduler "
                 "does not take its pods into a scheduling cycle until they exist")
-    need = root.min_group_count if root.policy == "gang" else 1
-    have = sum(1 for ch in index.children(root) if ready(ch, 1))
     return (f"waiting for CompositePodGroup {root.namespace}/{root.name}'s tree to meet quorum: {have} of {need} child group(s) "
             "have their minimum of pods (or ready children); kube-scheduler does not take its pods into a scheduling cycle "
             "until it does")

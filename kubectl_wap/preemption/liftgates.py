@@ -12,17 +12,18 @@ from dataclasses import replace
 
 from ..framework.groups import GroupIndex
 from ..model import Pod, Snapshot
+from .analyze import KINDS
 
 
 def lift_gates(snap: Snapshot, kind: str, namespace: str, name: str, composite_enabled: bool = True) -> tuple[Snapshot, str]:
     """The snapshot with no schedulingGates on the pods of the question (the pod, or every pod of
     the group's hierarchy from its root), and a one-line note of what was lifted ("" when none)."""
-    k = kind.lower()
-    if k in ("pod", "po", "pods"):
+    k = KINDS.get(kind.lower())
+    if k == "Pod":
         wanted = lambda p: p.namespace == namespace and p.name == name  # noqa: E731
     else:
         index = GroupIndex.build(snap, composite_enabled=composite_enabled)
-        g = (index.pgs if k in ("podgroup", "pg", "podgroups") else index.cpgs).get((namespace, name))
+        g = (index.pgs if k == "PodGroup" else index.cpgs).get((namespace, name))
         if g is None:
             return snap, ""
         leaves = {pg.name for pg in index.leaves_under(index.root_of(g))}

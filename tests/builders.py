@@ -164,6 +164,14 @@ class PodBuilder(_Builder):
         self.spec["containers"][0].setdefault("ports", []).append({"containerPort": port, "hostPort": port, "protocol": "TCP"})
         return self
 
+    def runtime_class(self, name: str) -> "PodBuilder":
+        self.spec["runtimeClassName"] = name
+        return self
+
+    def overhead(self, **resources: str) -> "PodBuilder":
+        self.spec["overhead"] = _res(resources)
+        return self
+
 
 class NodeBuilder(_Builder):
     def __init__(self, name: str):
@@ -264,6 +272,53 @@ class PdbBuilder(_Builder):
         """A pod the eviction API already admitted for deletion (status.disruptedPods)."""
         self._o["status"].setdefault("disruptedPods", {})[pod] = ts(at)
         return self
+
+
+class RuntimeClassBuilder(_Builder):
+    def __init__(self, name: str, handler: str = "runc"):
+        self._o = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": handler}
+
+    def overhead(self, **resources: str) -> "RuntimeClassBuilder":
+        self._o["overhead"] = {"podFixed": _res(resources)}
+        return self
+
+    def node_selector(self, **kv: str) -> "RuntimeClassBuilder":
+        self._o.setdefault("scheduling", {})["nodeSelector"] = dict(kv)
+        return self
+
+    def toleration(self, key: str, operator: str = "Exists", value: str | None = None,
+                   effect: str | None = None) -> "RuntimeClassBuilder":
+        t: dict[str, Any] = {"key": key, "operator": operator}
+        if value is not None:
+            t["value"] = value
+        if effect:
+            t["effect"] = effect
+        self._o.setdefault("scheduling", {}).setdefault("tolerations", []).append(t)
+        return self
+
+
+class LimitRangeBuilder(_Builder):
+    def __init__(self, name: str, namespace: str):
+        self._o = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"namespace": namespace, "name": name},
+                   "spec": {"limits": []}}
+
+    def item(self, type_: str = "Container", *, default: dict | None = None, default_request: dict | None = None,
+             max: dict | None = None, min: dict | None = None, ratio: dict | None = None) -> "LimitRangeBuilder":
+        it: dict[str, Any] = {"type": type_}
+        for k, v in (("default", default), ("defaultRequest", default_request), ("max", max), ("min", min),
+                     ("maxLimitRequestRatio", ratio)):
+            if v:
+                it[k] = dict(v)
+        self._o["spec"]["limits"].append(it)
+        return self
+
+
+def make_runtime_class(name: str, handler: str = "runc") -> RuntimeClassBuilder:
+    return RuntimeClassBuilder(name, handler)
+
+
+def make_limit_range(name: str, namespace: str = "default") -> LimitRangeBuilder:
+    return LimitRangeBuilder(name, namespace)
 
 
 def make_pod(name: str, namespace: str = "default") -> PodBuilder:

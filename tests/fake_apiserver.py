@@ -78,6 +78,8 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", False, ("pv",)),
     ResourceInfo("storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ("sc",)),
     ResourceInfo("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False, ()),
+    ResourceInfo("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", False, ()),
+    ResourceInfo("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
 )
 _BY_KIND = {r.kind: r for r in RESOURCES}
 

@@ -150,7 +150,8 @@ def test_envelope_and_header(doc):
     assert h["formatVersion"] == 1 and h["server"] == {"url": "demo", "version": "v1.37.1"}
     kinds = {"nodes": "Node", "pods": "Pod", "namespaces": "Namespace",
              "priorityclasses.scheduling.k8s.io": "PriorityClass", "poddisruptionbudgets.policy": "PodDisruptionBudget",
-             "podgroups.scheduling.k8s.io": "PodGroup", "compositepodgroups.scheduling.k8s.io": "CompositePodGroup"}
+             "podgroups.scheduling.k8s.io": "PodGroup", "compositepodgroups.scheduling.k8s.io": "CompositePodGroup",
+             "runtimeclasses.node.k8s.io": "RuntimeClass", "limitranges": "LimitRange"}
     assert set(h["listed"]) == set(kinds)
     for res, kind in kinds.items():
         assert h["counts"][res] == sum(1 for i in doc["items"] if i["kind"] == kind), res

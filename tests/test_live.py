@@ -172,6 +172,8 @@ def test_pagination_returns_every_object_once(server: FakeApiServer, tmp_path: P
         "resourceclaimtemplates.resource.k8s.io": 0,
         # the storage objects the volume filters read (issue 15); this fake cluster has none
         "persistentvolumeclaims": 0, "persistentvolumes": 0, "storageclasses.storage.k8s.io": 0, "csinodes.storage.k8s.io": 0,
+        # create-time admission of hypothetical pods (issue 30); none here either
+        "runtimeclasses.node.k8s.io": 0, "limitranges": 0,
     }
     assert header["resourceVersions"]["pods"] == server.resource_version
     assert header["server"] == {"url": server.url, "version": "v1.37.1"}

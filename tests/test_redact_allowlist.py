@@ -70,7 +70,9 @@ def test_every_kind_is_seeded() -> None:
     assert set(SCHEMAS) == {"Pod", "Node", "PodGroup", "CompositePodGroup", "PodDisruptionBudget", "PriorityClass", "Namespace",
                             "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
                             # the storage kinds the volume filters read (issue 15)
-                            "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+                            "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+                            # what create-time admission reads for hypothetical pods (issue 30)
+                            "RuntimeClass", "LimitRange"}
 
 
 @pytest.mark.parametrize("kind", ["PodGroup", "CompositePodGroup", "PodDisruptionBudget", "PersistentVolumeClaim",

@@ -680,6 +680,9 @@ def build() -> dict:
         ("nodes", nodes), ("pods", ITEMS_PODS), ("namespaces", namespaces),
         ("priorityclasses.scheduling.k8s.io", pcs), ("poddisruptionbudgets.policy", ITEMS_PDBS),
         ("podgroups.scheduling.k8s.io", pgs), ("compositepodgroups.scheduling.k8s.io", cpgs),
+        # listed and empty: the demo cluster has no RuntimeClasses or LimitRanges, so a hypothetical
+        # pod's create-time admission is known to add nothing (snapshot/podadmission.py)
+        ("runtimeclasses.node.k8s.io", []), ("limitranges", []),
     ]
     header = {
         "formatVersion": 1,

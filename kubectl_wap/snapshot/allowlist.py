@@ -41,10 +41,11 @@ PREEMPTION_POLICY = frozenset({"PreemptLowerPriority", "Never"})
 LABEL_OPS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 API_VERSIONS = frozenset({"v1", "policy/v1", "scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3",
-                          "storage.k8s.io/v1", "resource.k8s.io/v1"})
+                          "storage.k8s.io/v1", "resource.k8s.io/v1", "node.k8s.io/v1"})
 KINDS = frozenset({"Pod", "Node", "Namespace", "PriorityClass", "PodDisruptionBudget", "PodGroup", "CompositePodGroup",
                    "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
-                   "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
+                   "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
+                   "RuntimeClass", "LimitRange"})
 
 RES = M("resname", "qty")
 LABELS = M("lkey", "lval")
@@ -201,12 +202,21 @@ STORAGE_CLASS = {**HEAD, "metadata": META, "provisioner": "id",
                  "volumeBindingMode": frozenset({"Immediate", "WaitForFirstConsumer"})}
 CSI_NODE = {**HEAD, "metadata": META, "spec": {"drivers": L({"name": "id", "allocatable": {"count": "int"}})}}
 
+# What create-time admission reads (podadmission.py): a RuntimeClass's overhead and scheduling,
+# a LimitRange's items. Handler and class names are identifiers.
+RUNTIME_CLASS = {**HEAD, "metadata": META, "handler": "id", "overhead": {"podFixed": RES},
+                 "scheduling": {"nodeSelector": LABELS, "tolerations": L(TOLERATION)}}
+LIMIT_RANGE = {**HEAD, "metadata": META, "spec": {"limits": L({
+    "type": frozenset({"Container", "Pod", "PersistentVolumeClaim"}), "max": RES, "min": RES, "default": RES,
+    "defaultRequest": RES, "maxLimitRequestRatio": RES})}}
+
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PodGroup": POD_GROUP, "CompositePodGroup": COMPOSITE_POD_GROUP,
     "PodDisruptionBudget": PDB, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
     "DeviceClass": DEVICE_CLASS, "ResourceSlice": RESOURCE_SLICE, "ResourceClaim": RESOURCE_CLAIM,
     "ResourceClaimTemplate": RESOURCE_CLAIM_TEMPLATE,
     "PersistentVolumeClaim": PVC, "PersistentVolume": PV, "StorageClass": STORAGE_CLASS, "CSINode": CSI_NODE,
+    "RuntimeClass": RUNTIME_CLASS, "LimitRange": LIMIT_RANGE,
 }
 
 

@@ -759,7 +759,9 @@ _CONVERTERS = {
 }
 # Kinds a `kubectl get ... -o yaml` dump may carry that the scheduler does not read.
 IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event",
-                 "VolumeAttachment", "CSIDriver"}  # Event: read by `why-preempted` from the raw items
+                 "VolumeAttachment", "CSIDriver",
+                 "RuntimeClass", "LimitRange"}  # Event: read by `why-preempted` from the raw items; RuntimeClass,
+# LimitRange: by create-time admission of hypothetical pods (podadmission.py, via source.build)
 
 
 # The storage kinds (PVC, PV, StorageClass, CSINode) live in their own module.

@@ -139,7 +139,19 @@ STORAGE_RESOURCES: tuple[ResourceSpec, ...] = (
         "CSINodes are unknown, so CSI attach limits (NodeVolumeLimits) are not checked",
     ),
 )
-RESOURCES = RESOURCES + STORAGE_RESOURCES
+# What the API server's admission gives a new pod (podadmission.py): a hypothetical pod gets its
+# namespace's LimitRange defaults and its RuntimeClass's overhead and scheduling constraints.
+ADMISSION_RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec(
+        "runtimeclasses.node.k8s.io", "node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False, False,
+        "RuntimeClasses are unknown, so a hypothetical pod's runtimeClassName adds no overhead or scheduling constraints",
+    ),
+    ResourceSpec(
+        "limitranges", "", "v1", "limitranges", "LimitRange", True, False,
+        "LimitRanges are unknown, so hypothetical pods get no namespace resource defaults",
+    ),
+)
+RESOURCES = RESOURCES + STORAGE_RESOURCES + ADMISSION_RESOURCES
 
 # Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
 EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .convert import build_snapshot
+from .podadmission import Admission, admit_pod, policy_from
 from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, stream_file
 
 
@@ -63,10 +64,16 @@ def build(
             items = filter(keep, items)  # keep reads raw items: no pod rows converted ahead
         else:
             items = model_items(items)
+        admitted: dict[tuple[str, str], Admission] = {}
+        if extra:
+            policy_objects: list[dict] = []
+            items = _tap_policy(items, policy_objects)
+            extra = _admitted(extra, policy_objects, header.listed, admitted)  # runs after the items are read
         snap = build_snapshot(itertools.chain(items, extra or []), header)
     finally:
         if enabled:
             gc.enable()
+    _record_admission(snap, admitted)
     # Name forbidden / not-served lists unless the capture's own warnings already explain them.
     said = "\n".join(header.warnings)
     forbidden = [r for r in header.forbidden if r not in said]
@@ -78,3 +85,46 @@ def build(
     for w in list(header.warnings) + list(extra_warnings or []):
         snap.warnings.append(w)
     return snap
+
+
+_POLICY_KINDS = ("RuntimeClass", "LimitRange")
+
+
+def _tap_policy(items: Iterable[Any], into: list[dict]) -> Iterable[Any]:
+    """The items unchanged, keeping the RuntimeClasses and LimitRanges seen in `into`."""
+    for o in items:
+        if type(o) is dict and o.get("kind") in _POLICY_KINDS:
+            into.append(o)
+        yield o
+
+
+def _admitted(extra: list[Any], policy_objects: list[dict], listed: Iterable[str],
+              records: dict[tuple[str, str], Admission]) -> Iterable[Any]:
+    """The hypothetical objects with their pods admitted as the API server would on create
+    (podadmission.py), read lazily: the cluster's items come first in the chain, so by the time
+    this runs every RuntimeClass and LimitRange of the input has been seen."""
+    own = [o for o in extra if isinstance(o, dict) and o.get("kind") in _POLICY_KINDS]
+    policy = policy_from(policy_objects + own, listed)
+    for o in extra:
+        if isinstance(o, dict) and o.get("kind") == "Pod" and isinstance(o.get("spec"), dict):
+            o, record = admit_pod(o, policy)
+            md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+            records[(md.get("namespace") or "default", str(md.get("name")))] = record
+        yield o
+
+
+def _record_admission(snap: Snapshot, records: dict[tuple[str, str], Admission]) -> None:
+    """Rejections become admission errors (the preemptor is then Invalid); what was changed or
+    could not be checked becomes one warning line per distinct record (a workload's pods share one)."""
+    said: dict[tuple, list[str]] = {}
+    for (ns, name), rec in records.items():
+        if rec.error:
+            snap.admission_errors.setdefault(("Pod", ns, name), rec.error)
+        if rec.changes or rec.unknown:
+            said.setdefault((rec.changes, rec.unknown), []).append(f"{ns}/{name}")
+    for (changes, unknown), pods in said.items():
+        who = pods[0] if len(pods) == 1 else f"{pods[0]} and {len(pods) - 1} more pod(s)"
+        if changes:
+            snap.warnings.append(f"admission on create, as the API server would: {who} get(s) {'; '.join(changes)}")
+        for u in unknown:
+            snap.warnings.append(f"not checked for {who}: {u}")

@@ -348,6 +348,9 @@ _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
     "ResourceSlice": _by_schema,
     "ResourceClaim": _by_schema,
     "ResourceClaimTemplate": _by_schema,
+    # create-time admission of hypothetical pods (podadmission.py)
+    "RuntimeClass": _by_schema,
+    "LimitRange": _by_schema,
 }
 
 

@@ -132,7 +132,7 @@ _KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "compositepodgroup": "Compos
           "pod": "Pod", "po": "Pod"}
 _SENT = {"Node", "Pod", "PodGroup", "CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "Namespace",
          "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
-         "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+         "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "RuntimeClass", "LimitRange"}
 
 
 def _meta(o: dict) -> dict:

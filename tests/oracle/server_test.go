@@ -6,6 +6,7 @@ package oracle
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -162,10 +164,15 @@ type created struct {
 	// DRA (cluster-scoped ones by name; claims and templates go with their namespace)
 	deviceClasses, resourceSlices []string
 	hasClaims                     bool
-	podUIDs                       map[string]types.UID // ns/name -> UID the apiserver gave the pod
-	hasComposite                  bool
-	preemptorPods                 []PodRef
-	runningAtStart                map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
+	// create-time admission: RuntimeClasses by name, LimitRanges go with their namespace
+	runtimeClasses []string
+	hasLimitRanges bool
+	// the API server refused a pending pod of the question (admission: LimitRanger, RuntimeClass)
+	rejected       string
+	podUIDs        map[string]types.UID // ns/name -> UID the apiserver gave the pod
+	hasComposite   bool
+	preemptorPods  []PodRef
+	runningAtStart map[string]*v1.Pod // ns/name -> pod as created (bound, not terminating)
 	// what the scheduler did, recorded while it runs: victims (when first seen marked) and the
 	// last nominated node seen on each preemptor pod (binding may clear it later)
 	victims          map[string]*Victim
@@ -199,6 +206,11 @@ func (s *server) run(c *Case) *Result {
 		return res
 	}
 	phase("create", t0)
+	if cr.rejected != "" {
+		// The pod never exists, so no scheduler ever sees it: the answer is the refusal.
+		res.Outcome, res.Message = "Invalid", cr.rejected
+		return res
+	}
 	t0 = time.Now()
 	schedCtx, stopSched := context.WithCancel(ctx)
 	sched, done, err := s.startScheduler(schedCtx)
@@ -259,6 +271,8 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	var scs []*storagev1.StorageClass
 	var csiNodes []*storagev1.CSINode
 	var dra draObjects
+	var rcs []*nodev1.RuntimeClass
+	var lrs []*v1.LimitRange
 	for i, raw := range c.Objects {
 		var tm typeMeta
 		if err := json.Unmarshal(raw, &tm); err != nil {
@@ -326,6 +340,14 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			o := &resourcev1.ResourceClaimTemplate{}
 			err = decodeInto(raw, o)
 			dra.templates = append(dra.templates, o)
+		case "RuntimeClass":
+			o := &nodev1.RuntimeClass{}
+			err = decodeInto(raw, o)
+			rcs = append(rcs, o)
+		case "LimitRange":
+			o := &v1.LimitRange{}
+			err = decodeInto(raw, o)
+			lrs = append(lrs, o)
 		case "Namespace":
 			o := &v1.Namespace{}
 			err = decodeInto(raw, o)
@@ -348,6 +370,15 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 			return fmt.Errorf("PriorityClass %s: %w", pc.Name, err)
 		}
 		cr.priorityClass = append(cr.priorityClass, pc.Name)
+	}
+	// RuntimeClasses before any pod: the RuntimeClass admission plugin refuses a pod whose class
+	// does not exist, and gives the others the class's overhead and scheduling constraints.
+	for _, rc := range rcs {
+		clean(&rc.ObjectMeta)
+		if _, err := s.cs.NodeV1().RuntimeClasses().Create(ctx, rc, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("RuntimeClass %s: %w", rc.Name, err)
+		}
+		cr.runtimeClasses = append(cr.runtimeClasses, rc.Name)
 	}
 	for _, n := range nodes {
 		clean(&n.ObjectMeta)
@@ -420,12 +451,29 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	if err := s.writeClaimStatuses(ctx, cr, &dra); err != nil {
 		return err
 	}
+	// LimitRanges after the running pods, before the pending ones: a snapshot's pods were admitted
+	// when they were created (our engine never re-admits them), while the question's new pods go
+	// through the LimitRanger now, as our engine's hypothetical pods do (snapshot/podadmission.py).
+	for _, lr := range lrs {
+		clean(&lr.ObjectMeta)
+		if err := s.ensureNamespace(ctx, cr, lr.Namespace); err != nil {
+			return err
+		}
+		if _, err := s.cs.CoreV1().LimitRanges(lr.Namespace).Create(ctx, lr, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("LimitRange %s/%s: %w", lr.Namespace, lr.Name, err)
+		}
+		cr.hasLimitRanges = true
+	}
 	for _, p := range pending {
 		bystander := bystanderPod(p)
 		if p.Status.NominatedNodeName != "" && !bystander {
 			cr.nominatedAtStart = true
 		}
 		if err := s.createPod(ctx, cr, p); err != nil {
+			if !bystander && apierrors.IsForbidden(errors.Unwrap(err)) {
+				cr.rejected = errors.Unwrap(err).Error() // e.g. pods "x" is forbidden: pod rejected: RuntimeClass "y" not found
+				return nil
+			}
 			return err
 		}
 		if !bystander {
@@ -1051,6 +1099,11 @@ func (s *server) cleanup(cr *created) error {
 		if err := s.cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
 			return err
 		}
+		if cr.hasLimitRanges {
+			if err := s.cs.CoreV1().LimitRanges(ns).DeleteCollection(ctx, zero, metav1.ListOptions{}); err != nil {
+				return err
+			}
+		}
 		if cr.hasClaims {
 			if err := s.deleteClaims(ctx, ns); err != nil {
 				return err
@@ -1069,6 +1122,7 @@ func (s *server) cleanup(cr *created) error {
 		{cr.csiNodes, s.cs.StorageV1().CSINodes().Delete},
 		{cr.nodes, s.cs.CoreV1().Nodes().Delete},
 		{cr.priorityClass, s.cs.SchedulingV1().PriorityClasses().Delete},
+		{cr.runtimeClasses, s.cs.NodeV1().RuntimeClasses().Delete},
 	} {
 		for _, n := range kind.names {
 			if err := kind.del(ctx, n, zero); err != nil && !apierrors.IsNotFound(err) {

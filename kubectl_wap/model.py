@@ -360,6 +360,9 @@ class Snapshot:
     # Pods (namespace, name) whose missing requests were defaulted from their limits on reading, as
     # the API server does on create (snapshot/defaulting.py): the resource names.
     defaulted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # Hypothetical pods (namespace, name) that create-time admission changed (snapshot/podadmission.py:
+    # LimitRange defaults, RuntimeClass overhead and scheduling): what it changed, in plain phrases.
+    admitted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     # (kind, namespace, name) of objects defined more than once (the last definition is kept).
     duplicates: set[tuple[str, str, str]] = field(default_factory=set)
     # DeviceClasses, ResourceSlices, ResourceClaims(Templates) (model_dra.DraObjects); None when

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -244,6 +245,11 @@ def test_limitrange_default_request_is_what_the_pod_asks_for(tmp_path: Path) -> 
     doc = _whatif(tmp_path, _cluster(tmp_path, lr), pod)
     assert doc["outcome"] == "Preempt"  # 2 cpu from the LimitRange; 1.5 free
     assert any("cpu request for container c (LimitRange defaults)" in w for w in doc["warnings"])
+    assert doc["admitted"] == [{"pod": {"namespace": "ml", "name": "urgent"},
+                                "changes": ["cpu request for container c (LimitRange defaults)",
+                                            "cpu limit for container c (LimitRange defaults)"]}]
+    schema = json.loads((Path(__file__).resolve().parent.parent / "kubectl_wap" / "report" / "schema.json").read_text())
+    jsonschema.validate(doc, schema)
     assert _whatif(tmp_path, _cluster(tmp_path), pod)["outcome"] == "NoPreemptionNeeded"
 
 

@@ -78,6 +78,7 @@ def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates 
         )
     res.warnings = warnings + res.warnings
     res.defaulted = snap.defaulted
+    res.admitted = snap.admitted
     if state.dra is not None:
         res.warnings.extend(state.dra.warnings)  # DRA claims or selectors we could not model
     return res

@@ -97,6 +97,8 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     # pods of the input whose requests were defaulted from limits (Snapshot.defaulted), for the report
     defaulted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # hypothetical pods create-time admission changed (Snapshot.admitted), for the report
+    admitted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     steps: list[str] = field(default_factory=list)  # numbered explanation, in decision order
     # default preemption: candidate nodes considered and their victims
     node_candidates: list[dict] = field(default_factory=list)

@@ -126,6 +126,10 @@ def to_document(res: Result, source: str = "", gates: str = "", spared_on_placem
         # what the reading defaulted as the API server would (snapshot/defaulting.py), per pod
         doc["defaulted"] = [{"pod": {"namespace": ns, "name": n}, "requestsFromLimits": list(r)}
                             for (ns, n), r in sorted(res.defaulted.items())]
+    if res.admitted:
+        # what create-time admission gave the hypothetical pods (snapshot/podadmission.py), per pod
+        doc["admitted"] = [{"pod": {"namespace": ns, "name": n}, "changes": list(c)}
+                           for (ns, n), c in sorted(res.admitted.items())]
     if res.cycles:
         # Pod-group cycles until the group is placed or preemption ran (the fields above
         # summarize them: placements of every cycle, the victims of the post-filter cycle).

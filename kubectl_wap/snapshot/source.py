@@ -120,6 +120,8 @@ def _record_admission(snap: Snapshot, records: dict[tuple[str, str], Admission])
     for (ns, name), rec in records.items():
         if rec.error:
             snap.admission_errors.setdefault(("Pod", ns, name), rec.error)
+        if rec.changes:
+            snap.admitted[(ns, name)] = rec.changes
         if rec.changes or rec.unknown:
             said.setdefault((rec.changes, rec.unknown), []).append(f"{ns}/{name}")
     for (changes, unknown), pods in said.items():

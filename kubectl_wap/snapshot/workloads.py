@@ -161,7 +161,7 @@ def _jobset(o: dict[str, Any]) -> Workload:
     # The controller makes the PodGroups itself from spec.scheduling (scheduling.go
     # reconcilePodGroups, workload_builder.go), named from its own rules; -f reads the PodGroups the
     # file gives and cannot stand for those.
-    _refuse_field(desc, spec.get("scheduling"), "spec.scheduling makes the JobSet controller create its own Workload and "
+    _refuse_field(desc, spec.get("scheduling") is not None, "spec.scheduling makes the JobSet controller create its own Workload and "
                   "PodGroups, which -f does not model: remove it and put the PodGroup(s) in the file")
     managed = spec.get("managedBy")
     _refuse_field(desc, managed not in (None, "", _JOBSET_CONTROLLER),
@@ -210,7 +210,7 @@ def _lws(o: dict[str, Any]) -> Workload:
     name, desc = md["name"], f"LeaderWorkerSet {md['name']}"
     # schedulerprovider/kubernetes_provider.go: spec.scheduling makes the controller create the
     # Workload and PodGroups itself, named from a hash of the object's UID.
-    _refuse_field(desc, spec.get("scheduling"), "spec.scheduling makes the LWS controller create its own Workload and "
+    _refuse_field(desc, spec.get("scheduling") is not None, "spec.scheduling makes the LWS controller create its own Workload and "
                   "PodGroups (named from the object's UID), which -f does not model: remove it and put the PodGroup(s) in the file")
     ann = md.get("annotations") or {}
     for key in _LWS_EXCLUSIVE:

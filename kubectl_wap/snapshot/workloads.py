@@ -37,7 +37,10 @@ class Workload:
     namespace: str
     name: str
     templates: list[Template]
-    naming: str = ""  # how our names differ from the controller's (a random suffix), "" when exact
+    # UPSTREAM-DIFF: where a controller names pods with generateName (Job, ReplicaSet, JobSet's
+    # Indexed Jobs, the MPIJob launcher, KubeRay) the random suffix is replaced by the pod's index,
+    # so two runs name the same pods; `naming` says so in the note ("" when the names are exact).
+    naming: str = ""
     notes: list[str] = field(default_factory=list)  # more to say: suspended, a submitter Job left out
 
     @property
@@ -357,7 +360,8 @@ def _worker_replicas(desc: str, g: dict[str, Any], path: str) -> tuple[int, str]
 def _ray_templates(desc: str, cluster: str, spec: dict[str, Any], path: str) -> list[Template]:
     """A RayCluster's pods (raycluster_controller.go reconcilePods): one head pod, generateName
     utils.PodName(CLUSTER, head) = CLUSTER-head-; per worker group the desired replicas, generateName
-    PodName(CLUSTER-GROUP, worker) = CLUSTER-GROUP-worker- (lowercased), a random suffix after each."""
+    PodName(CLUSTER-GROUP, worker) = CLUSTER-GROUP-worker- (lowercased), a random suffix after each.
+    UPSTREAM-DIFF: PodName also cuts a prefix longer than 50 characters; our names keep it whole."""
     head = _map(desc, spec.get("headGroupSpec"), f"{path}headGroupSpec")
     htmpl = copy.deepcopy(_pod_template(desc, head.get("template"), f"{path}headGroupSpec.template"))
     if spec.get("enableInTreeAutoscaling") is True:

@@ -133,7 +133,9 @@ def test_manifest_composite_tree_root():
     (["junk"], None, "holds no Kubernetes objects"),
     ([{"kind": "Service", "metadata": {"name": "d"}}], None, "found 'Service'"),
     # a workload is read through its pod template (tests/test_workload_manifests.py)
-    ([{"kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d: spec\.template\.spec \(the pod template\) is required"),
+    ([{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d: spec\.template\.spec \(the pod template\) is required"),
+    # recognised by API group and kind: a workload kind without its group is not guessed
+    ([{"kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d has no apiVersion \(-f reads Deployment as apps/v1\)"),
     ([{"kind": 7}], None, "found a int"),
     ([{"kind": "Pod", "metadata": "x"}], None, "metadata must be a map"),
     ([{"kind": "Pod", "metadata": {}}], None, "a Pod without metadata.name"),

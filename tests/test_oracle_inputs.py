@@ -63,3 +63,37 @@ def test_pin_gang_deals_pods_over_nodes_with_room_and_copies_selectors() -> None
     pins = [o["spec"]["nodeSelector"]["kubernetes.io/hostname"] for o in items if o["metadata"]["name"].startswith("g-")]
     assert pins == ["n1", "n3", "n1"]  # one per node per round, n2 has no room, gpu pool not asked for
     assert shared == {"node-pool": "general"}
+
+
+def test_manifest_case_is_the_clis_objects_with_admitted_priorities(tmp_path: Path) -> None:
+    """`whatif -f` through the oracle (tests/oracle/manifest.py): the file's workload expanded by
+    our from_manifest, what it replaces dropped from the cluster, and the priorities that Priority
+    admission (off in the oracle's API server) would give: the class's value and, for a pod, its
+    preemptionPolicy; no class: the globalDefault's."""
+    from tests.oracle.driver import case_for
+    from tests.oracle.manifest import manifest_items
+
+    never = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"}, "value": 500,
+             "preemptionPolicy": "Never"}
+    default = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "base"}, "value": 7,
+               "globalDefault": True}
+    old = _pod("job-worker-0", "ml", group="g")  # pending, of the PodGroup the file replaces
+    cluster = [_node("n1"), never, default, old, {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                                                  "metadata": {"name": "g", "namespace": "ml"}, "spec": {}}]
+    tmpl = {"spec": {"priorityClassName": "urgent", "schedulingGroup": {"podGroupName": "g"},
+                     "containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": "1"}}}]}}
+    f = tmp_path / "job.yaml"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "ml"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}},
+        {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "job", "namespace": "ml"},
+         "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2, "template": tmpl}}}}]}))
+    items, kind, ns, name = manifest_items(cluster, f)
+    assert (kind, ns, name) == ("podgroup", "ml", "g")
+    pods = [o for o in items if o["kind"] == "Pod"]
+    assert [p["metadata"]["name"] for p in pods] == ["job-worker-0", "job-worker-1"] and old not in items
+    assert all(p["spec"]["priority"] == 500 and p["spec"]["preemptionPolicy"] == "Never" for p in pods)
+    [pg] = [o for o in items if o["kind"] == "PodGroup"]
+    assert pg["spec"]["priority"] == 7 and "preemptionPolicy" not in pg["spec"]
+    case = case_for(items, kind, ns, name)
+    assert sorted(o["metadata"]["name"] for o in case["objects"] if o["kind"] == "Pod") == ["job-worker-0", "job-worker-1"]

@@ -242,66 +242,22 @@ def replicate(template: dict[str, Any], n: int) -> list[dict[str, Any]]:
     return out
 
 
-# Workload controllers whose pods `-f` can stand for: kind -> the count their controller creates
-# at once (kubernetes pkg/controller: job_controller.go active pods = min(parallelism, completions
-# left), replica_set.go / stateful_set.go spec.replicas, default 1) and how it names them.
-_CONTROLLERS = ("Job", "Deployment", "ReplicaSet", "StatefulSet")
-
-
-def _controller_pods(o: dict[str, Any], replicas: int | None) -> tuple[list[dict[str, Any]], str]:
-    """The pods a Job/Deployment/ReplicaSet/StatefulSet would create now, from its pod template
-    (`--replicas` overrides the count), and one line saying how they were read."""
-    kind, md, spec = o["kind"], o["metadata"], o["spec"]
-    name, ns = md["name"], md.get("namespace") or "default"
-    tmpl = spec.get("template")
-    if not isinstance(tmpl, dict) or not isinstance(tmpl.get("spec"), dict):
-        raise UserError(f"the -f file: {kind} {name}: spec.template.spec (the pod template) is required")
-
-    def count(field: str, default: int = 1) -> int:
-        v = spec.get(field, default)
-        if v is None:
-            return default
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise UserError(f"the -f file: {kind} {name}: spec.{field} must be a non-negative integer")
-        return v
-
-    if kind == "Job":
-        n = count("parallelism")
-        if spec.get("completions") is not None:
-            n = min(n, count("completions"))
-        how = "min(parallelism, completions)"
-    else:
-        n = count("replicas")
-        how = "replicas"
-    if replicas is not None:
-        n, how = replicas, "--replicas"
-    if n < 1:
-        raise UserError(f"the -f file: {kind} {name} creates no pods ({how} is 0): pass --replicas N")
-    tmd = tmpl.get("metadata") if isinstance(tmpl.get("metadata"), dict) else {}
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"namespace": ns, "name": name, **({"labels": dict(tmd["labels"])} if isinstance(tmd.get("labels"), dict) else {})},
-           "spec": copy.deepcopy(tmpl["spec"]), "status": {"phase": "Pending"}}
-    pods = replicate(pod, n)
-    # StatefulSet pods are NAME-0..N-1 exactly; Job and ReplicaSet pods get a random suffix upstream.
-    suffix = "" if kind == "StatefulSet" else " (their controller adds a random suffix instead)"
-    names = f"{name}-0" if n == 1 else f"{name}-0..{n - 1}"
-    return pods, f"{kind} {ns}/{name}: {n} pod(s) from its pod template ({how}), named {names}{suffix}"
-
-
 def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
                   notes: list[str] | None = None) -> tuple[list[dict[str, Any]], str, str, str]:
     """Objects of a `whatif -f` file -> (raw objects, kind, namespace, name of the preemptor). A
-    Job, Deployment, ReplicaSet or StatefulSet stands for the pods its controller would create
-    (`notes` gets a line saying how they were read)."""
+    workload (workloads.py: a Job, Deployment, JobSet, PyTorchJob, RayCluster, ...) stands for the
+    pods its controller would create now (`notes` gets a line saying how they were read)."""
+    from . import workload_groups, workloads
+
     objs = [o for o in items if isinstance(o, dict)]
     if not objs:
         raise UserError("the -f file holds no Kubernetes objects")
     for o in objs:
         kind = o.get("kind")
-        if kind not in ("Pod", "PodGroup", "CompositePodGroup", *_CONTROLLERS):
+        if kind not in ("Pod", "PodGroup", "CompositePodGroup") and not workloads.is_workload(o):
             shown = repr(kind) if isinstance(kind, str) or kind is None else f"a {type(kind).__name__}"
             raise UserError(f"the -f file may hold only PodGroups, CompositePodGroups, Pods and the workloads that create pods "
-                            f"({', '.join(_CONTROLLERS)}), found {shown}")
+                            f"({workloads.READ}), found {shown}")
         # Shape checks before anything indexes into the object (junk must be one clear line).
         md = o.setdefault("metadata", {})
         if not isinstance(md, dict):
@@ -315,27 +271,30 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
             raise UserError(f"the -f file: {kind} {name}: spec must be a map")
     for o in objs:
         md = o.setdefault("metadata", {})
-        if namespace and not md.get("namespace") and o.get("kind") in ("Pod", "PodGroup", "CompositePodGroup", *_CONTROLLERS):
+        if namespace and not md.get("namespace"):
             md["namespace"] = namespace
         md.setdefault("creationTimestamp", CREATED)
         if o.get("kind") in ("Pod", "PodGroup", "CompositePodGroup"):
             md.setdefault("uid", f"hypothetical-{md.get('namespace', 'default')}-{md.get('name')}")
-    controllers = [o for o in objs if o.get("kind") in _CONTROLLERS]
+    controllers = [o for o in objs if workloads.is_workload(o)]
     if len(controllers) > 1:
         raise UserError(f"the -f file holds {len(controllers)} workloads: ask about one at a time")
     if controllers:
         if [o for o in objs if o.get("kind") == "Pod"]:
             raise UserError("the -f file holds a workload and Pods: give either the workload or the pods")
-        made, note = _controller_pods(controllers[0], replicas)
-        in_file = {(o["metadata"].get("namespace") or "default", o["metadata"]["name"]) for o in objs if o.get("kind") == "PodGroup"}
-        named = ((made[0].get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
-        if in_file and (made[0]["metadata"]["namespace"], named) not in in_file:
-            raise UserError(f"the -f file holds PodGroup {sorted(in_file)[0][1]}, but {controllers[0]['kind']} "
-                            f"{controllers[0]['metadata']['name']}'s pod template does not name it "
-                            "(spec.template.spec.schedulingGroup.podGroupName): its pods would not be the group's")
+        workload = workloads.read_workload(controllers[0])
+        if replicas is not None:
+            workloads.with_replicas(workload, replicas)
+        if workload.pods < 1:
+            how = "; ".join(f"{t.label}: {t.later or t.how + ' is 0'}" for t in workload.templates)
+            raise UserError(f"the -f file: {workload.kind} {workload.name} creates no pods now ({how})"
+                            + (": pass --replicas N" if len(workload.templates) == 1 and workload.templates[0].rename else ""))
+        workload_groups.check_labels(workload)
+        rest = [o for o in objs if o is not controllers[0]]
+        workload_groups.check_groups(workload, rest)
         if notes is not None:
-            notes.append(note)
-        objs = [o for o in objs if o is not controllers[0]] + made
+            notes.append(workload_groups.describe(workload))
+        objs = rest + workloads.make_pods(workload)
         replicas = None  # already applied to the workload's count
     pgs = [o for o in objs if o.get("kind") == "PodGroup"]
     cpgs = [o for o in objs if o.get("kind") == "CompositePodGroup"]
@@ -364,14 +323,6 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
             for p in pods:
                 p["spec"]["schedulingGroup"] = {"podGroupName": r["metadata"]["name"]}
     else:
-        if controllers and len(pods) > 1:
-            named = {((p.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") for p in pods} - {None}
-            if named:
-                raise UserError(f"the workload's pods name PodGroup {sorted(named)[0]}: put that PodGroup in the -f file too, so the "
-                                "gang is analysed as kube-scheduler schedules it")
-            raise UserError(f"{controllers[0]['kind']} {controllers[0]['metadata']['name']} creates {len(pods)} pods with no PodGroup: "
-                            "kube-scheduler schedules them one by one, each its own question; ask about one (--replicas 1), or add "
-                            "a PodGroup and spec.template.spec.schedulingGroup to make them a gang")
         if len(pods) != 1:
             raise UserError("without a PodGroup the -f file must hold exactly one Pod")
         r = pods[0]

@@ -1,4 +1,5 @@
 """`python -m tests.oracle whatif KIND NAME -n NS --snapshot FILE [--version 1.38] [--feature-gates ...] [-o json|yaml]`
+`python -m tests.oracle whatif -f MANIFEST --snapshot FILE ...` (the objects our `whatif -f` expands it to)
 
 The same question as `kubectl wap whatif KIND NAME ...`, answered by the real kube-scheduler (the
 Go oracle in this directory, built on first use) of a version: 1.37 (v1.37.2, the default) or 1.38
@@ -49,9 +50,11 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     w = sub.add_parser("whatif", help="what the real kube-scheduler does for a pending object")
-    w.add_argument("kind", choices=["podgroup", "pg", "compositepodgroup", "cpg", "pod", "po"])
-    w.add_argument("name")
-    w.add_argument("-n", "--namespace", default="default")
+    w.add_argument("kind", nargs="?", choices=["podgroup", "pg", "compositepodgroup", "cpg", "pod", "po"])
+    w.add_argument("name", nargs="?")
+    w.add_argument("-n", "--namespace", default=None, help="the object's namespace (default: default; with -f, for objects without one)")
+    w.add_argument("-f", "--filename", help="a manifest as for `kubectl wap whatif -f` (a PodGroup or CPG tree and its pods, or a "
+                   "workload: Job, JobSet, PyTorchJob, RayCluster, ...): its objects join the cluster as the CLI adds them")
     src = w.add_mutually_exclusive_group(required=True)
     src.add_argument("--snapshot", help="our snapshot, a kubectl get -o json|yaml dump, a directory, or .gz of any")
     src.add_argument("--demo", action="store_true", help="the bundled demo cluster")
@@ -73,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="1: generate.py (the batch's long-standing clusters); 2: generate2.py (the second, independent "
                         "generator: pod shapes, CPG trees, PDB selectors and constraints the first never draws)")
     d.add_argument("--scenarios", action="store_true", help="also run every tests/scenarios fixture the oracle can run")
+    d.add_argument("--examples", action="store_true", help="also ask `whatif -f` of every docs/examples workload manifest on the "
+                   "demo cluster (tests/oracle/manifest.py)")
     d.add_argument("--retries", type=int, default=12, help="reruns of a disagreeing case (the random choices the oracle does not pin)")
     d.add_argument("--out", default="", help="directory for disagreement case files (default: a temp dir)")
     d.add_argument("--json", default="", help="write the summary as JSON here")
@@ -96,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--no-pin", action="store_true",
                     help="leave the gang's pods free to land anywhere (the placement is then a random draw: see scale.py)")
     args = ap.parse_args(argv)
+    if args.command == "whatif" and bool(args.filename) == bool(args.kind and args.name):
+        ap.error("whatif needs KIND NAME or -f FILE (one of them)")
     if args.command == "build":
         from .driver import build
 
@@ -121,11 +128,16 @@ def main(argv: list[str] | None = None) -> int:
     spelled = ",".join(f"{k}={v}" for k, v in gates.items())
     try:
         items = read_items(args.snapshot, args.demo)
-        case = case_for(items, args.kind, args.namespace, args.name)
+        kind, ns, name = args.kind, args.namespace or "default", args.name
+        if args.filename:
+            from .manifest import manifest_items
+
+            items, kind, ns, name = manifest_items(items, args.filename, args.namespace)
+        case = case_for(items, kind, ns, name)
         (res,) = run([case], spelled, log=args.log, quiet=False,
                      percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, tie_break=args.tie_break,
                      version=args.version)
-    except (OracleError, OSError) as e:
+    except (OracleError, OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # input errors from our loaders are one line too

@@ -1,7 +1,8 @@
 """`python -m tests.oracle diff`: a differential batch, our engine vs the real kube-scheduler.
 
 Generated clusters (tests/oracle/generate.py) and, with --scenarios, every fixture of
-tests/scenarios/ run through both engines. Disagreements are rerun in the oracle (upstream breaks
+tests/scenarios/ run through both engines; with --examples, `whatif -f` of every docs/examples
+workload manifest on the demo cluster. Disagreements are rerun in the oracle (upstream breaks
 ties at random); those the reruns do not explain are written as case files, and the batch fails
 unless each one matches a committed known difference in tests/oracle/known/ (a case file with the
 reason, an UPSTREAM-DIFF marker in the code and a line in the README's fidelity section).
@@ -132,6 +133,27 @@ def _scenario_cases(over: str, version: str = DEFAULT_VERSION) -> list[dict]:
     return out
 
 
+def _example_cases(over: str, version: str = DEFAULT_VERSION) -> list[dict]:
+    """One case per docs/examples manifest: `whatif -f` of it on the demo cluster, the file's
+    objects added as the CLI adds them (manifest.py)."""
+    from .__main__ import read_items
+    from .manifest import example_manifests, manifest_items
+
+    demo = read_items(None, True)
+    gates = _gates(over, version)
+    out = []
+    for p in example_manifests():
+        items, kind, ns, name = manifest_items(demo, p)
+        bad = next((o for o in items if refused_by_1_38(o)), None) if version != "1.37" else None
+        if bad is not None:
+            print(f"  example {p.stem}: not run through the oracle: {bad['kind']} {bad['metadata']['name']} has disruptionMode all "
+                  f"with a basic policy, which the {version} API server refuses", file=sys.stderr)
+            continue
+        out.append({"id": f"example:{p.stem}", "items": items, "whatif": {"kind": kind, "namespace": ns, "name": name},
+                    "gates": gates, "features": ["example"]})
+    return out
+
+
 def _served(items: list[dict], gates: str) -> list[dict]:
     """With GenericWorkload off the apiserver does not serve PodGroups (our engine ignores them
     then): leave them out of the oracle's cluster."""
@@ -226,6 +248,8 @@ def main_diff(args: Any) -> int:
                       "gates": base, "features": sorted(g.features)})
     if args.scenarios:
         cases.extend(_scenario_cases(args.feature_gates, version))
+    if getattr(args, "examples", False):
+        cases.extend(_example_cases(args.feature_gates, version))
     print(f"differential: {len(cases)} case(s) against kube-scheduler {oracle_version(version)}, our engine under "
           f"--scheduler-version {version}", file=sys.stderr)
     if args.tie_break == "node-name":

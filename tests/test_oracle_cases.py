@@ -31,6 +31,6 @@ def _param(path: Path):
 def test_ours_matches_the_recorded_kube_scheduler_answer(path: Path):
     doc = json.loads(path.read_text())
     w = doc["whatif"]
-    mine = ours(doc["cluster"], w["kind"], w["namespace"], w["name"], doc["featureGates"])
+    mine = ours(doc["cluster"], w["kind"], w["namespace"], w["name"], doc["featureGates"], hypothetical=doc.get("hypothetical", 0))
     v = compare(w["kind"], mine, doc["kubeScheduler"], terminating_at_start(doc["cluster"]))
     assert v.agree, f"{path.name}: {doc['why']}\n" + "; ".join(v.reasons)

@@ -22,6 +22,7 @@ def test_there_are_cases():
 def test_ours_under_1_38_matches_the_recorded_answer(path: Path):
     doc = json.loads(path.read_text())
     w = doc["whatif"]
-    mine = ours(doc["cluster"], w["kind"], w["namespace"], w["name"], doc["featureGates"], version="1.38")
+    mine = ours(doc["cluster"], w["kind"], w["namespace"], w["name"], doc["featureGates"], version="1.38",
+                hypothetical=doc.get("hypothetical", 0))
     v = compare(w["kind"], mine, doc["kubeScheduler"], terminating_at_start(doc["cluster"]))
     assert v.agree, f"{path.name}: {doc['why']}\n" + "; ".join(v.reasons)

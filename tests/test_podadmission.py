@@ -269,3 +269,18 @@ def test_snapshot_keeps_runtimeclasses_and_limitranges(tmp_path: Path) -> None:
     assert items["RuntimeClass"]["overhead"] == {"podFixed": {"cpu": "1"}}
     assert items["RuntimeClass"]["scheduling"] == {"nodeSelector": {"sandbox": "kata"}}
     assert items["LimitRange"]["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "2"}}]
+
+
+def test_the_sandboxed_example_is_admitted_as_kube_apiserver_admits_it() -> None:
+    """docs/examples/sandboxed-gang.yaml: the file's LimitRange gives the pods cpu 4 / memory 32Gi,
+    its RuntimeClass a 2-cpu / 4Gi overhead and the GPU toleration (without which no GPU node takes
+    them). kube-scheduler v1.37.2 and v1.38.0-beta.0 (`python -m tests.oracle diff --examples`, the
+    pods created through the real API server) preempt exactly these four pods."""
+    example = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sandboxed-gang.yaml"
+    r = CliRunner().invoke(app, ["whatif", "-f", str(example), "--demo", "-o", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["outcome"] == "Preempt"
+    assert {f"{v['namespace']}/{v['name']}" for v in doc["victims"]} == {
+        "batch/render-1", "research/ablation-0", "research/ablation-1", "research/ablation-2"}
+    assert len(doc["admitted"]) == 8 and "spec.overhead cpu=2, memory=4Gi (RuntimeClass kata-gpu)" in doc["admitted"][0]["changes"]

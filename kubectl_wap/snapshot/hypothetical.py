@@ -242,6 +242,9 @@ def replicate(template: dict[str, Any], n: int) -> list[dict[str, Any]]:
     return out
 
 
+ADMISSION_KINDS = ("RuntimeClass", "LimitRange")  # what create-time admission of the file's pods reads
+
+
 def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
                   notes: list[str] | None = None) -> tuple[list[dict[str, Any]], str, str, str]:
     """Objects of a `whatif -f` file -> (raw objects, kind, namespace, name of the preemptor). A
@@ -252,12 +255,30 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
     objs = [o for o in items if isinstance(o, dict)]
     if not objs:
         raise UserError("the -f file holds no Kubernetes objects")
+    # RuntimeClasses and LimitRanges in the file exist when its pods are created (`kubectl apply -f`
+    # creates them in file order, a namespace's LimitRange before the Job's pods): create-time
+    # admission of the pods reads them (podadmission.py, via source.build), over the cluster's own.
+    policy = [o for o in objs if o.get("kind") in ADMISSION_KINDS]
+    objs = [o for o in objs if o.get("kind") not in ADMISSION_KINDS]
+    for o in policy:
+        md = o.get("metadata")
+        if not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md["name"]:
+            raise UserError(f"the -f file: a {o['kind']} without metadata.name")
+        if o["kind"] == "LimitRange" and namespace and not md.get("namespace"):
+            md["namespace"] = namespace
+    if policy and notes is not None:
+        named = [f"{o['kind']} {(o['metadata'].get('namespace') + '/') if o['kind'] == 'LimitRange' else ''}{o['metadata']['name']}"
+                 for o in policy]
+        notes.append(f"the file's {', '.join(named[:-1]) + ' and ' if len(named) > 1 else ''}{named[-1]} are taken to exist when its "
+                     "pods are created, as `kubectl apply -f` creates them first")
+    if not objs:
+        raise UserError("the -f file holds no pods, PodGroups or workloads to ask about")
     for o in objs:
         kind = o.get("kind")
         if kind not in ("Pod", "PodGroup", "CompositePodGroup") and not workloads.is_workload(o):
             shown = repr(kind) if isinstance(kind, str) or kind is None else f"a {type(kind).__name__}"
             raise UserError(f"the -f file may hold only PodGroups, CompositePodGroups, Pods and the workloads that create pods "
-                            f"({workloads.READ}), found {shown}")
+                            f"({workloads.READ}), and the RuntimeClasses and LimitRanges their pods are admitted with, found {shown}")
         # Shape checks before anything indexes into the object (junk must be one clear line).
         md = o.setdefault("metadata", {})
         if not isinstance(md, dict):
@@ -328,7 +349,7 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
         r = pods[0]
         kind = "pod"
     md = r["metadata"]
-    return pgs + cpgs + pods, kind, md.get("namespace", "default"), md["name"]
+    return pgs + cpgs + pods + policy, kind, md.get("namespace", "default"), md["name"]
 
 
 class Replacement:

@@ -67,13 +67,16 @@ def policy_from(objects: Iterable[Any], listed: Iterable[str]) -> ClusterPolicy:
     the capture or present in the input."""
     listed = set(listed)
     rcs: dict[str, dict] = {}
-    lrs: dict[str, list[dict]] = {}
-    for o in objects:
+    by_key: dict[tuple[str, str], dict] = {}
+    for o in objects:  # a later object of the same name replaces an earlier one (the file's over the cluster's)
         md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
         if o.get("kind") == "RuntimeClass" and isinstance(md.get("name"), str):
             rcs[md["name"]] = o
         elif o.get("kind") == "LimitRange":
-            lrs.setdefault(md.get("namespace") or "default", []).append(o)
+            by_key[(md.get("namespace") or "default", str(md.get("name")))] = o
+    lrs: dict[str, list[dict]] = {}
+    for (ns, _), o in by_key.items():
+        lrs.setdefault(ns, []).append(o)
     # UPSTREAM-DIFF: the LimitRanger lists a namespace's LimitRanges from its informer's index,
     # in no set order; where two fill the same default the first one wins. We take them by name.
     ordered = {ns: tuple(sorted(v, key=lambda o: str((o.get("metadata") or {}).get("name")))) for ns, v in lrs.items()}

@@ -127,6 +127,6 @@ def _record_admission(snap: Snapshot, records: dict[tuple[str, str], Admission])
     for (changes, unknown), pods in said.items():
         who = pods[0] if len(pods) == 1 else f"{pods[0]} and {len(pods) - 1} more pod(s)"
         if changes:
-            snap.warnings.append(f"admission on create, as the API server would: {who} get(s) {'; '.join(changes)}")
+            snap.warnings.append(f"admission on create, as the API server would admit them: {who}: {'; '.join(changes)}")
         for u in unknown:
             snap.warnings.append(f"not checked for {who}: {u}")

@@ -26,10 +26,12 @@ FAMILY = {"Preempt": "Preempt", "NoPreemptionNeeded": "NoPreemptionNeeded",
 
 
 def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, explore_seed: int | None = None,
-         version: str = "1.37") -> dict[str, Any]:
+         version: str = "1.37", hypothetical: int = 0) -> dict[str, Any]:
     """Our answer, in the same shape as the oracle's contract, under the `version` profile
     (`--scheduler-version`). With `explore_seed`, our engine breaks its ties at random
-    (framework/ties.py explore) instead of by its fixed rule."""
+    (framework/ties.py explore) instead of by its fixed rule. The last `hypothetical` items are a
+    `whatif -f` file's objects, read as the CLI reads them (source.build's extra: create-time
+    admission of the new pods, podadmission.py)."""
     from kubectl_wap.errors import UserError
     from kubectl_wap.model import SnapshotHeader
     from kubectl_wap.preemption.analyze import analyze
@@ -41,7 +43,13 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, ex
 
     try:
         with (ties.observe() if explore_seed is None else ties.explore(explore_seed)) as seen:
-            snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
+            if hypothetical:
+                from kubectl_wap.snapshot.source import build
+
+                snap = build(SnapshotHeader(source="differential"), [dict(o) for o in items[:-hypothetical]],
+                             [dict(o) for o in items[-hypothetical:]])
+            else:
+                snap = build_snapshot([dict(o) for o in items], SnapshotHeader(source="differential"))
             res = analyze(snap, kind, namespace, name, parse_gates(gates, PROFILES[version]))
     except UserError as e:
         return {"outcome": "Error", "message": str(e), "victims": [], "nominatedNode": None, "nominated": {}, "placements": [],

@@ -35,8 +35,10 @@ def _admit(objs: list[dict], items: list[dict]) -> None:
             spec["preemptionPolicy"] = pc["preemptionPolicy"]
 
 
-def manifest_items(items: list[dict], path: str | Path, namespace: str | None = None) -> tuple[list[dict], str, str, str]:
-    """(cluster items with the file's work in, kind, namespace, name) for `whatif -f path`."""
+def manifest_work(items: list[dict], path: str | Path, namespace: str | None = None
+                  ) -> tuple[list[dict], list[dict], str, str, str]:
+    """(the cluster items the file's work does not replace, the file's objects, kind, namespace,
+    name) for `whatif -f path`."""
     from kubectl_wap.snapshot.files import load_items
     from kubectl_wap.snapshot.hypothetical import Replacement, from_manifest
 
@@ -44,7 +46,14 @@ def manifest_items(items: list[dict], path: str | Path, namespace: str | None = 
     objs, kind, ns, name = from_manifest([copy.deepcopy(o) for o in raw], None, namespace)
     _admit(objs, items)
     keep = Replacement(objs).keep
-    return [o for o in items if keep(o)] + objs, kind, ns, name
+    return [o for o in items if keep(o)], objs, kind, ns, name
+
+
+def manifest_items(items: list[dict], path: str | Path, namespace: str | None = None) -> tuple[list[dict], str, str, str]:
+    """(cluster items with the file's work in, kind, namespace, name) for `whatif -f path`: what the
+    oracle creates (its API server admits the new pods itself)."""
+    cluster, objs, kind, ns, name = manifest_work(items, path, namespace)
+    return cluster + objs, kind, ns, name
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "docs" / "examples"

@@ -2,10 +2,11 @@
 
 Each mutant flips one scheduling rule in kubectl_wap/ with a small textual replacement. For each
 mutant the package is copied to a temporary directory, the replacement is applied there (the
-working tree is never touched), and the engine tests run against the copy (PYTHONPATH puts it in
-front of the installed package; a check per run makes sure the copy is the one imported). A mutant
-is *killed* when some test fails, *survived* when all pass. Hypothesis runs derandomized so the
-result is reproducible. The last result belongs in tests/README.md ("Mutation testing").
+working tree is never touched), and the mutant's `tests` (its module's own test files) run against
+the copy (PYTHONPATH puts it in front of the installed package; a check per run makes sure the copy
+is the one imported). A mutant is *killed* when some test fails, *survived* when all pass; `killed_by`
+records the test that fails first. Hypothesis runs with a fixed seed so the result is
+reproducible. The last result belongs in tests/README.md ("Mutation testing").
 
 Why a hand-written list rather than mutmut / cosmic-ray: those generate every operator mutation
 of every line (thousands here: cli, report and loaders included) and most survivors are
@@ -31,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "kubectl_wap"
 
-# The engine tests: scenarios (upstream fixtures through the CLI), properties, reprieval and
-# placement references, demo expectations. Scoring/filter mutants add the vectorized reference.
+# The engine tests (scenarios through the CLI, properties, reprieval and placement references, demo
+# expectations): what a mutant without its own `tests` runs against. Since issue 38 every mutant of
+# the catalogue names its module's own test file(s) instead, and the test that kills it.
 ENGINE = [
     "tests/test_scenarios.py",
     "tests/test_properties.py",
@@ -47,7 +49,19 @@ ENGINE = [
     "tests/test_candidate_columns.py",
     "tests/test_importance_order.py",
 ]
-FRAMEWORK = ENGINE + ["tests/test_vectorized_reference.py", "tests/test_filter_all_vector.py", "tests/test_nominated_index.py"]
+
+# Each module's own test file(s).
+FILTERING = ("tests/test_filtering_rules.py",)  # framework/filtering.py
+NOMINATED = ("tests/test_nominated_index.py",)  # framework/nominated.py
+SCORING = ("tests/test_scoring_rules.py",)  # framework/scoring.py
+PODGROUP = ("tests/test_podgroup.py", "tests/test_podgroup_quorum.py")  # framework/podgroup.py
+IMPORTANCE = ("tests/test_importance_order.py",)  # preemption/importance.py
+COLUMNS = ("tests/test_importance_order.py", "tests/test_candidate_columns.py")
+UNITS = ("tests/test_units.py",)  # preemption/units.py
+PDB = ("tests/test_pdb.py", "tests/test_upstream_updates.py")  # preemption/pdb.py
+WORKLOAD = ("tests/test_workload.py",)  # preemption/workload.py
+CANDIDATES = ("tests/test_candidate_columns.py",)  # preemption/candidates.py
+DEFAULT = ("tests/test_pick_one_node_tie.py", "tests/test_default_preemption.py")  # preemption/default.py
 
 
 @dataclass(frozen=True)
@@ -59,144 +73,186 @@ class Mutant:
     rule: str  # the upstream rule broken
     tests: tuple[str, ...] = tuple(ENGINE)
     survived_before: bool = False  # one of the 8 survivors of the issue-20 audit
-    killed_by: str = ""  # the test that kills it (recorded for the issue-38 mutants; README's table has the rest)
+    killed_by: str = ""  # the test that kills it (the first to fail: pytest runs with -x)
 
 
 M = Mutant
+# ---- the 36 mutants of issues 20-37 (moved from ENGINE to their modules' own files by issue 38)
 MUTANTS: list[Mutant] = [
     # ---- framework: Filter / Score -----------------------------------------------------------
     M("nominated-fast-path", "framework/filtering.py",
       "free = state.alloc[idx, cols] - state.requested[idx, cols] - extra[cols]",
       "free = state.alloc[idx, cols] - state.requested[idx, cols]",
-      "RunFilterPluginsWithNominatedPods: the fit fast path ignores nominated pods' requests", tuple(FRAMEWORK), True),
+      "RunFilterPluginsWithNominatedPods: the fit fast path ignores nominated pods' requests", FILTERING, True,
+      killed_by="tests/test_filtering_rules.py::test_filter_with_nominated_pods"
+                "[a nominated pod of equal priority takes its room from the pod]"),
     M("nominated-equal-priority", "framework/nominated.py",
       "if (p.priority or 0) >= prio and not has(p)]",
       "if (p.priority or 0) > prio and not has(p)]",
-      "addGENominatedPods: nominated pods of equal priority are ignored", tuple(FRAMEWORK)),
+      "addGENominatedPods: nominated pods of equal priority are ignored", NOMINATED,
+      killed_by="tests/test_nominated_index.py::test_vectorized_nominated_check_matches_per_node"),
     M("taint-noexecute", "framework/filtering.py",
       'if taint.effect not in ("NoSchedule", "NoExecute"):', 'if taint.effect not in ("NoSchedule",):',
-      "TaintToleration.Filter: NoExecute taints not enforced", tuple(FRAMEWORK)),
+      "TaintToleration.Filter: NoExecute taints not enforced", FILTERING,
+      killed_by="tests/test_filtering_rules.py::test_taint_toleration"
+                "[an untolerated NoExecute taint rejects the pod as a NoSchedule one does]"),
     M("cordon-ignored", "framework/filtering.py",
       "if node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):",
-      "if False:", "NodeUnschedulable.Filter: cordoned nodes accepted", tuple(FRAMEWORK)),
+      "if False:", "NodeUnschedulable.Filter: cordoned nodes accepted", FILTERING,
+      killed_by="tests/test_filtering_rules.py::test_node_unschedulable"
+                "[a cordoned node rejects a pod that does not tolerate the unschedulable taint]"),
     M("host-port-ignored", "framework/filtering.py",
       "if pod.host_ports and not ports_fit(state, pod, idx, extra_ports):",
-      "if False:", "NodePorts.Filter: host port conflicts ignored", tuple(FRAMEWORK)),
+      "if False:", "NodePorts.Filter: host port conflicts ignored", FILTERING,
+      killed_by="tests/test_filtering_rules.py::test_node_ports[the same udp port conflicts]"),
     M("pod-count-ignored", "framework/filtering.py",
       "    if int(state.pod_count[idx]) + extra_pods + 1 > allowed:\n        reasons.append",
-      "    if False:\n        reasons.append", "fitsRequest: the node's pod capacity is not checked", tuple(FRAMEWORK)),
+      "    if False:\n        reasons.append", "fitsRequest: the node's pod capacity is not checked", FILTERING,
+      killed_by="tests/test_filtering_rules.py::test_too_many_pods"
+                "[even without requests the pod fails on a node with no room for another pod]"),
     M("score-node-affinity-0", "framework/scoring.py",
       "node_affinity(state, pod, nodes) * 2", "node_affinity(state, pod, nodes) * 0",
-      "default profile: NodeAffinity score weight 2", tuple(FRAMEWORK), True),
+      "default profile: NodeAffinity score weight 2", SCORING, True,
+      killed_by="tests/test_scoring_rules.py::test_default_profile_weights[NodeAffinity counts twice in the total]"),
     M("score-taint-toleration-0", "framework/scoring.py",
       "taint_toleration(state, pod, nodes) * 3", "taint_toleration(state, pod, nodes) * 0",
-      "default profile: TaintToleration score weight 3", tuple(FRAMEWORK), True),
+      "default profile: TaintToleration score weight 3", SCORING, True,
+      killed_by="tests/test_scoring_rules.py::test_default_profile_weights[TaintToleration counts three times in the total]"),
     M("score-least-allocated-flipped", "framework/scoring.py",
       "total = least_allocated(state, pod, nodes) * 1", "total = -least_allocated(state, pod, nodes) * 1",
-      "NodeResourcesFit LeastAllocated: emptier nodes score higher", tuple(FRAMEWORK)),
+      "NodeResourcesFit LeastAllocated: emptier nodes score higher", SCORING,
+      killed_by="tests/test_scoring_rules.py::test_least_allocated_adds_to_the_total_so_the_emptier_node_wins"),
     M("cpg-min-group-count", "framework/podgroup.py",
       'min_count = cpg.min_group_count if cpg.policy == "gang" else 1', "min_count = 1",
-      "GangScheduling.PlacementFeasible: a gang CompositePodGroup needs minGroupCount successful children"),
+      "GangScheduling.PlacementFeasible: a gang CompositePodGroup needs minGroupCount successful children", PODGROUP,
+      killed_by="tests/test_podgroup.py::test_composite_pod_group_needs_its_min_group_count"
+                "[a gang CompositePodGroup with room for fewer than minGroupCount children fails]"),
     M("gang-min-count", "framework/podgroup.py",
       'min_count = pg.min_count if pg.policy == "gang" else 1', "min_count = 1",
-      "GangScheduling.PlacementFeasible: a gang PodGroup needs minCount pods"),
+      "GangScheduling.PlacementFeasible: a gang PodGroup needs minCount pods", PODGROUP,
+      killed_by="tests/test_podgroup.py::test_pod_group_needs_its_min_count[a gang PodGroup with room for fewer than minCount pods fails]"),
     # ---- victim units and importance ----------------------------------------------------------
     M("importance-size-flipped", "preemption/importance.py",
       "return (-priority, -rank, -size, earliest_start, first_uid)",
       "return (-priority, -rank, size, earliest_start, first_uid)",
-      "MoreImportantVictim: more pods is more important", survived_before=True),
+      "MoreImportantVictim: more pods is more important", IMPORTANCE, True,
+      killed_by="tests/test_importance_order.py::test_more_important_victim[both PGs, vi1 larger]"),
     M("importance-size-above-rank", "preemption/importance.py",
       "return (-priority, -rank, -size, earliest_start, first_uid)",
       "return (-priority, -size, -rank, earliest_start, first_uid)",
-      "MoreImportantVictim: rank (kind) is compared before the number of pods", survived_before=True),
+      "MoreImportantVictim: rank (kind) is compared before the number of pods", IMPORTANCE, True,
+      killed_by="tests/test_importance_order.py::test_more_important_victim"
+                "[CPG vs PG, CPG smaller size, same priority (CPG rank wins over size)]"),
     M("importance-reversed", "preemption/importance.py",
       'return sorted(units, key=attrgetter("importance"))',
       'return sorted(units, key=attrgetter("importance"), reverse=True)',
-      "MoreImportantVictim as a whole (the audit reversed importance.py's unused key)", survived_before=True),
+      "MoreImportantVictim as a whole (the audit reversed importance.py's unused key)", IMPORTANCE, True,
+      killed_by="tests/test_importance_order.py::test_more_important_victim[vi1 has higher priority]"),
     M("importance-start-flipped", "preemption/importance.py",
       "return (-priority, -rank, -size, earliest_start, first_uid)",
       "return (-priority, -rank, -size, -earliest_start, first_uid)",
-      "MoreImportantVictim: the earlier start time is more important"),
+      "MoreImportantVictim: the earlier start time is more important", IMPORTANCE,
+      killed_by="tests/test_importance_order.py::test_more_important_victim[both Pods, vi1 older]"),
     M("importance-priority-flipped", "preemption/importance.py",
       "return (-priority, -rank, -size, earliest_start, first_uid)",
       "return (priority, -rank, -size, earliest_start, first_uid)",
-      "MoreImportantVictim: higher priority is more important"),
+      "MoreImportantVictim: higher priority is more important", IMPORTANCE,
+      killed_by="tests/test_importance_order.py::test_more_important_victim[vi1 has higher priority]"),
     M("group-member-pod-rank", "preemption/units.py",
       "rank_.append(POD_RANK if own_priority else PODGROUP_RANK)", "rank_.append(POD_RANK)",
-      "NewPodVictim: a pod of a Single-mode group ranks as a PodGroup"),
+      "NewPodVictim: a pod of a Single-mode group ranks as a PodGroup", UNITS,
+      killed_by="tests/test_units.py::test_new_pod_victim_of_a_group_member"
+                "[in 1.37 a pod of a Single-mode group ranks as a PodGroup at its group's priority]"),
     M("all-mode-ignored", "preemption/units.py",
       "        if g.disruption_mode == ALL:\n            best = g",
       "        if False:\n            best = g",
-      "getHighestAllAncestor: disruptionMode All groups are preempted atomically"),
+      "getHighestAllAncestor: disruptionMode All groups are preempted atomically", UNITS,
+      killed_by="tests/test_units.py::test_get_highest_all_ancestor[pod group disruption mode All]"),
     M("lowest-all-ancestor", "preemption/units.py",
       "        if g.disruption_mode == ALL:\n            best = g",
       "        if g.disruption_mode == ALL and best is None:\n            best = g",
-      "getHighestAllAncestor: the highest All ancestor is the unit"),
+      "getHighestAllAncestor: the highest All ancestor is the unit", UNITS,
+      killed_by="tests/test_units.py::test_get_highest_all_ancestor[highest All parent wins (both have disruption mode All)]"),
     M("own-priority-not-group", "preemption/units.py",
       "            return group_priority(root), f\"{root.kind} {root.key}\"",
       "            return pod.priority or 0, f\"{root.kind} {root.key}\"",
-      "getPodPriority: a group pod takes its root group's priority"),
+      "getPodPriority: a group pod takes its root group's priority", UNITS,
+      killed_by="tests/test_units.py::test_get_pod_priority[pod with PodGroup returns PodGroup priority instead of pod priority]"),
     M("victims-equal-priority", "preemption/units.py",
       "                prio = pod.priority or 0\n                if limit is not None and prio >= limit:",
       "                prio = pod.priority or 0\n                if limit is not None and prio > limit:",
-      "SelectVictimsOnDomain: only strictly lower-priority units are victims"),
+      "SelectVictimsOnDomain: only strictly lower-priority units are victims", UNITS,
+      killed_by="tests/test_units.py::test_only_strictly_lower_priority_units_are_potential_victims"),
     # ---- PDBs ----------------------------------------------------------------------------------
     M("pdb-disrupted-ignored", "preemption/pdb.py",
       "if pod.name in pdb.disrupted_pods:", "if False:",
-      "FilterVictimsWithPDBViolation: pods in status.disruptedPods consume no budget", survived_before=True),
+      "FilterVictimsWithPDBViolation: pods in status.disruptedPods consume no budget", PDB, True,
+      killed_by="tests/test_pdb.py::test_filter_victims_with_pdb_violation[pod in DisruptedPods is ignored]"),
     M("pdb-keep-consuming", "preemption/pdb.py",
       "                    break  # podIsViolating returns at the first violated budget\n", "",
-      "FilterVictimsWithPDBViolation (v1.37.2): stop at the first violated PDB", survived_before=True),
+      "FilterVictimsWithPDBViolation (v1.37.2): stop at the first violated PDB", PDB, True,
+      killed_by="tests/test_upstream_updates.py::test_pod_stops_consuming_budgets_at_its_first_violation"),
     M("pdb-off-by-one", "preemption/pdb.py",
       "if allowed[i] < 0:", "if allowed[i] <= 0:",
-      "FilterVictimsWithPDBViolation: violating only when the budget goes below zero"),
+      "FilterVictimsWithPDBViolation: violating only when the budget goes below zero", PDB,
+      killed_by="tests/test_pdb.py::test_filter_victims_with_pdb_violation[victim matching PDB, adequate DisruptionsAllowed]"),
     M("pdb-expressions-ignored", "preemption/pdb.py",
       "    if not sel.match_expressions:\n        labels = pod.labels",
       "    if True:\n        labels = pod.labels",
-      "LabelSelectorAsSelector: matchExpressions are part of the selector"),
+      "LabelSelectorAsSelector: matchExpressions are part of the selector", PDB,
+      killed_by="tests/test_pdb.py::test_match_expressions_are_part_of_the_selector[a pod outside the expression consumes nothing]"),
     M("pdb-violating-not-first", "preemption/workload.py",
       "order_units = violating + non_violating", "order_units = non_violating + violating",
-      "SelectVictimsOnDomain: PDB-violating units are reprieved first"),
+      "SelectVictimsOnDomain: PDB-violating units are reprieved first", WORKLOAD,
+      killed_by="tests/test_workload.py::test_pdb_violating_victims_are_reprieved_first[PDB: Prefer non-violating victim-object path]"),
     M("columnar-pdb-violating-not-first", "preemption/candidates.py",
       "return violating + non_violating,", "return non_violating + violating,",
-      "SelectVictimsOnDomain: PDB-violating units are reprieved first (the columnar fast path)"),
+      "SelectVictimsOnDomain: PDB-violating units are reprieved first (the columnar fast path)", CANDIDATES,
+      killed_by="tests/test_candidate_columns.py::test_order_and_classification_equal_the_object_passes[None]"),
     M("columnar-trivial-ignores-anti-affinity", "preemption/candidates.py",
       "trivial = (node >= 0) & ~anti", "trivial = node >= 0",
-      "a victim's required anti-affinity is a cross-node term: its unit is checked wherever it runs"),
+      "a victim's required anti-affinity is a cross-node term: its unit is checked wherever it runs", CANDIDATES,
+      killed_by="tests/test_candidate_columns.py::test_victim_anti_affinity_off_the_placement_nodes_is_checked"),
     M("columnar-importance-reversed", "preemption/importance.py",
       "return _lexsort_then_uid([inputs[w] * sign for w, sign in layout], uids)",
       "return _lexsort_then_uid([inputs[w] * -sign for w, sign in layout], uids)",
-      "MoreImportantVictim as a whole (the columnar order of the fast path)"),
+      "MoreImportantVictim as a whole (the columnar order of the fast path)", IMPORTANCE,
+      killed_by="tests/test_importance_order.py::test_more_important_victim[vi1 has higher priority]"),
     M("columnar-violate-count-lost", "preemption/units.py",
       "                u.violate_count = self.violate[k]", "                pass",
-      "FilterVictimsWithPDBViolation: a unit built after the classification still counts its violating pods"),
+      "FilterVictimsWithPDBViolation: a unit built after the classification still counts its violating pods", UNITS,
+      killed_by="tests/test_units.py::test_a_unit_built_after_the_pdb_classification_keeps_its_violating_pods"),
     M("columnar-trivial-ignores-touched", "preemption/candidates.py",
       "trivial &= ~np.isin(node, np.fromiter(plan.touched, np.int64, len(plan.touched)))", "pass",
-      "selectVictimsOnDomain: a unit on a node receiving a preemptor pod is checked"),
+      "selectVictimsOnDomain: a unit on a node receiving a preemptor pod is checked", CANDIDATES,
+      killed_by="tests/test_candidate_columns.py::test_victim_anti_affinity_off_the_placement_nodes_is_checked"),
     # ---- default preemption ---------------------------------------------------------------------
     M("unresolvable-nodes-tried", "preemption/default.py",
       "if (st := r.statuses.get(i)) is not None and st.code == UNSCHEDULABLE]",
       "if (st := r.statuses.get(i)) is not None and st.code in (UNSCHEDULABLE, UNRESOLVABLE)]",
-      "nodesWherePreemptionMightHelp: UnschedulableAndUnresolvable nodes are skipped"),
+      "nodesWherePreemptionMightHelp: UnschedulableAndUnresolvable nodes are skipped", DEFAULT,
+      killed_by="tests/test_default_preemption.py::test_post_filter_tries_only_unschedulable_nodes"
+                "[preemption should respect filteredNodesStatuses]"),
     M("pick-pdb-criterion-dropped", "preemption/default.py",
       '("fewest PDB violations", lambda c: -c.num_pdb)', '("fewest PDB violations", lambda c: 0)',
-      "pickOneNodeForPreemption: fewest PDB violations first"),
+      "pickOneNodeForPreemption: fewest PDB violations first", DEFAULT,
+      killed_by="tests/test_default_preemption.py::test_fewest_pdb_violations_goes_first"),
     M("pick-fewest-victims-flipped", "preemption/default.py",
       '("fewest victims", lambda c: -len(c.pods))', '("fewest victims", lambda c: len(c.pods))',
-      "pickOneNodeForPreemption: fewest victims"),
+      "pickOneNodeForPreemption: fewest victims", DEFAULT,
+      killed_by="tests/test_default_preemption.py::test_fewest_victims_once_the_adjusted_sums_tie"),
     M("pick-highest-priority-flipped", "preemption/default.py",
       'lambda c: -(c.pods[0].priority or 0))', 'lambda c: (c.pods[0].priority or 0))',
-      "pickOneNodeForPreemption: lowest highest-priority victim"),
+      "pickOneNodeForPreemption: lowest highest-priority victim", DEFAULT,
+      killed_by="tests/test_default_preemption.py::test_select_best_candidate[node with min highest priority pod is picked]"),
     M("pick-final-tiebreak", "preemption/default.py",
       "left.sort(key=lambda c: names[c.node])", "left.sort(key=lambda c: names[c.node], reverse=True)",
-      "pickOneNodeForPreemption: final tie (ours: smallest node name)"),
+      "pickOneNodeForPreemption: final tie (ours: smallest node name)", DEFAULT,
+      killed_by="tests/test_pick_one_node_tie.py::test_full_tie_goes_to_the_smallest_node_name[order0]"),
 ]
 
 # ---- issue 38: one mutant per rule the audit found unguarded, each run against its module's own
 # focused test file(s) only (not ENGINE); killed_by names the test that fails under it.
-IMPORTANCE = ("tests/test_importance_order.py",)
-COLUMNS = ("tests/test_importance_order.py", "tests/test_candidate_columns.py")
-PDB = ("tests/test_pdb.py", "tests/test_upstream_updates.py")
 MUTANTS += [
     M("columnar-start-missing-oldest", "preemption/candidates.py",
       "start = np.fromiter([_INF if p.start_time is None else p.start_time for p in c.pods], np.float64, n)",
@@ -250,7 +306,8 @@ MUTANTS += [
       "c = _cmp(u1.rank, u2.rank) or _cmp(len(u1.pods), len(u2.pods))", "c = _cmp(len(u1.pods), len(u2.pods))",
       "CompareVictimSets: a lower victim rank (Pod < PodGroup) is cheaper at equal counts",
       ("tests/test_victimsets.py",),
-      killed_by="tests/test_victimsets.py::test_upstream_table[standalone pod preferred over PodGroup of same priority and total pod count]"),
+      killed_by="tests/test_victimsets.py::test_upstream_table"
+                "[standalone pod preferred over PodGroup of same priority and total pod count]"),
     M("validation-gang-basic-child", "preemption/validation.py",
       'if parent.policy == "gang" and g.policy == "basic":', "if False:",
       "validatePodGroupHierarchy: a gang parent cannot have a basic child", ("tests/test_validation_138.py",),

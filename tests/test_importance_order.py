@@ -1,16 +1,74 @@
-"""The columnar importance order (preemption/importance.py `importance_order`, used by
-`by_importance` from 2,048 units on) against the reference: a stable sort by the key tuples."""
+"""Victim importance (preemption/importance.py): the order itself, v1.37.2 util.go
+`MoreImportantVictim` case by case (its unit test's table, on both sorts); then the columnar
+importance order (`importance_order`, used by `by_importance` from 2,048 units on) against the
+reference: a stable sort by the key tuples."""
 
 from __future__ import annotations
 
 import math
 import random
 
+import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from kubectl_wap.preemption import importance
-from kubectl_wap.preemption.importance import by_importance, by_importance_literal, importance_key, importance_order
+from kubectl_wap.preemption.importance import (by_importance, by_importance_literal, importance_key, importance_order,
+                                               importance_order_columns)
 from kubectl_wap.preemption.units import VictimUnit
+
+NOW, BEFORE = 1000.0, 500.0  # TestMoreImportantVictim's time.Unix(1000, 0) and time.Unix(500, 0)
+NONE = math.inf  # no earliestStartTime: GetPodStartTime's "now", the newest
+POD, PG, CPG = 1, 2, 3  # victimRank: CompositePodGroupKeyType 3, PodGroupKeyType 2, else 1
+
+
+# util_test.go TestMoreImportantVictim (v1.37.2), case by case: (priority, rank, pods, earliest
+# start) of vi1 and vi2, and MoreImportantVictim(vi1, vi2). MoreImportantVictim (util.go) compares
+# priority, then victimRank, then the number of pods, then the earlier start.
+_MORE_IMPORTANT = [
+    ("vi1 has higher priority", (20, POD, 1, NONE), (10, POD, 1, NONE), True),
+    ("vi2 has higher priority", (10, POD, 1, NONE), (20, POD, 1, NONE), False),
+    ("vi1 is PG, vi2 is Pod, same priority", (10, PG, 1, NONE), (10, POD, 1, NONE), True),
+    ("vi1 is Pod, vi2 is PG, same priority", (10, POD, 1, NONE), (10, PG, 1, NONE), False),
+    ("both Pods, vi1 older", (10, POD, 1, BEFORE), (10, POD, 1, NOW), True),
+    ("both Pods, vi2 older", (10, POD, 1, NOW), (10, POD, 1, BEFORE), False),
+    ("both PGs, vi1 larger", (10, PG, 2, NONE), (10, PG, 1, NONE), True),
+    ("both PGs, vi2 larger", (10, PG, 1, NONE), (10, PG, 2, NONE), False),
+    ("both PGs, same size, vi1 older", (10, PG, 2, BEFORE), (10, PG, 2, NOW), True),
+    ("both PGs, same size, vi2 older", (10, PG, 2, NOW), (10, PG, 2, BEFORE), False),
+    ("CPG vs Pod, same priority (CPG wins)", (10, CPG, 1, NONE), (10, POD, 1, NONE), True),
+    ("Pod vs CPG, same priority (CPG wins)", (10, POD, 1, NONE), (10, CPG, 1, NONE), False),
+    ("CPG vs PG, same priority (CPG wins)", (10, CPG, 1, NONE), (10, PG, 1, NONE), True),
+    ("PG vs CPG, same priority (CPG wins)", (10, PG, 1, NONE), (10, CPG, 1, NONE), False),
+    ("CPG vs PG, PG higher priority (higher priority wins)", (10, CPG, 1, NONE), (20, PG, 1, NONE), False),
+    ("PG vs CPG, PG higher priority (higher priority wins)", (20, PG, 1, NONE), (10, CPG, 1, NONE), True),
+    ("CPG vs PG, CPG smaller size, same priority (CPG rank wins over size)", (10, CPG, 1, NONE), (10, PG, 2, NONE), True),
+    ("CPG vs PG, CPG newer start time, same priority (CPG rank wins over start time)", (10, CPG, 1, NOW), (10, PG, 1, BEFORE), True),
+    ("both CPGs, vi1 larger (larger size wins)", (10, CPG, 2, NONE), (10, CPG, 1, NONE), True),
+    ("both CPGs, vi2 larger (larger size wins)", (10, CPG, 1, NONE), (10, CPG, 2, NONE), False),
+    ("both CPGs, same size, vi1 older (earlier start time wins)", (10, CPG, 1, BEFORE), (10, CPG, 1, NOW), True),
+    ("both CPGs, same size, vi2 older (earlier start time wins)", (10, CPG, 1, NOW), (10, CPG, 1, BEFORE), False),
+]
+
+
+@pytest.mark.parametrize("vi1, vi2, want", [pytest.param(a, b, w, id=name) for name, a, b, w in _MORE_IMPORTANT])
+def test_more_important_victim(vi1, vi2, want):
+    """Both sorts (by_importance on units, importance_order_columns on columns) put the more
+    important victim first. The UIDs go against the expectation (the more important one gets the
+    larger UID), so a key that misses the deciding field falls to the UID and fails; and the less
+    important victim comes first in the input, so a sort that keeps the input order fails too."""
+    more, less = (vi1, vi2) if want else (vi2, vi1)
+    units = []
+    for name, (prio, rank, size, start) in (("less", less), ("more", more)):
+        u = VictimUnit("Pod", "ns", name, [], prio, rank, "")
+        u.importance = importance_key(prio, rank, size, start, "uid-b" if name == "more" else "uid-a")
+        units.append(u)
+    got = [u.name for u in by_importance(units)]
+    assert got == ["more", "less"], f"by_importance: got {got}, want ['more', 'less'] (MoreImportantVictim(vi1, vi2) = {want})"
+    cols = [np.array([x[j] for x in (less, more)], dtype=np.float64 if j == 3 else np.int64) for j in range(4)]
+    got = [["less", "more"][i] for i in importance_order_columns(*cols, ["uid-a", "uid-b"])]
+    assert got == ["more", "less"], f"importance_order_columns: got {got}, want ['more', 'less'] (MoreImportantVictim(vi1, vi2) = {want})"
+
 
 _UIDS = ["", "a", "b", "b0", "uid-2", "uid-10"]
 # Few distinct values per key, so that most units tie on the numeric keys and the UID decides

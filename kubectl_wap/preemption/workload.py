@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..framework.groupcycle import pending_pods
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..framework.podgroup import PodGroupScheduler, pending_pods, quorum_wait
+from ..framework.podgroup import PodGroupScheduler, quorum_wait
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
 from ..framework.volumes import spared_rwop_holders

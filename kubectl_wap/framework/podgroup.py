@@ -4,6 +4,8 @@ compositePodGroupSchedulingDefaultAlgorithm; GangScheduling PlacementFeasible)."
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model import DEFAULT_SCHEDULER, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod, PodGroup
 from .groupcycle import Assignment, GroupResult, pending_pods
 from .groups import Group, GroupIndex
@@ -82,7 +84,7 @@ class PodGroupScheduler:
         # placement algorithm (placement.py). `placement` is the node mask currently assumed in
         # the snapshot (None = every node), `root` the entity this cycle runs for.
         self.tas = tas
-        self.placement = None
+        self.placement: np.ndarray | None = None
         self.root: Group | None = None
 
     def run_root(self, root: Group) -> GroupResult:

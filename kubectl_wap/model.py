@@ -10,10 +10,10 @@ everything else (``nvidia.com/gpu``, ``pods``) as counts. Timestamps are POSIX s
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
-if TYPE_CHECKING:
-    from .storage import CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
+from .model_terms import NodeSelectorTerm, Requirement
+from .storage import CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
 
 # Label maps are plain dicts (never mutated after load); frozen dataclasses keep the attribute
 # bindings immutable.
@@ -50,16 +50,6 @@ class Toleration:
 
 
 @dataclass(slots=True, frozen=True)
-class Requirement:
-    """A label/field selector requirement (metav1.LabelSelectorRequirement and
-    v1.NodeSelectorRequirement share this shape; operators In/NotIn/Exists/DoesNotExist/Gt/Lt)."""
-
-    key: str
-    operator: str
-    values: tuple[str, ...] = ()
-
-
-@dataclass(slots=True, frozen=True)
 class LabelSelector:
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[Requirement, ...] = ()
@@ -69,12 +59,6 @@ class LabelSelector:
     @property
     def empty(self) -> bool:
         return not self.match_labels and not self.match_expressions
-
-
-@dataclass(slots=True, frozen=True)
-class NodeSelectorTerm:
-    match_expressions: tuple[Requirement, ...] = ()
-    match_fields: tuple[Requirement, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

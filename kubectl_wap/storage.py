@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .model import NodeSelectorTerm
+from .model_terms import NodeSelectorTerm
 
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.groups import GroupIndex
-from kubectl_wap.framework.state import build_state
 from kubectl_wap.preemption import candidates, importance
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.preemption.importance import by_importance_literal, importance_key, importance_order_columns

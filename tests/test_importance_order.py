@@ -122,7 +122,7 @@ def test_a_pod_without_start_time_is_the_newest_on_both_paths() -> None:
     # the earlier start is more important); it is reprieved last. Units built by collect (the
     # object path) and the columnar order of the fast path must both say so.
     from kubectl_wap.framework.groups import GroupIndex
-    from kubectl_wap.framework.state import build_state
+    from kubectl_wap.framework.buildstate import build_state
     from kubectl_wap.model import Node, Pod, Snapshot
     from kubectl_wap.preemption import candidates
     from kubectl_wap.preemption.units import collect

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import Snapshot
 from kubectl_wap.snapshot.convert import build_snapshot
 from kubectl_wap.snapshot.files import load_snapshot

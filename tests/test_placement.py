@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.groups import GroupIndex
 from kubectl_wap.framework.placement import generate_placements, nominated_placement
 from kubectl_wap.framework.podgroup import PodGroupScheduler
 from kubectl_wap.framework.schedule_one import Scheduler
-from kubectl_wap.framework.state import build_state
 from kubectl_wap.model import CompositePodGroup, Node, Pod, PodGroup, Snapshot
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.preemption.gates import Gates, parse_gates

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.snapshot.convert import build_snapshot, pod_from
 
 GI = 2**30

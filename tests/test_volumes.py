@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.filtering import filter_all, pre_filter
 from kubectl_wap.framework.schedule_one import Scheduler
-from kubectl_wap.framework.state import build_state
 from kubectl_wap.framework.status import ERROR, UNRESOLVABLE, UNSCHEDULABLE
-from kubectl_wap.framework.volumes import build_volume_index, unmodeled
+from kubectl_wap.framework.volumes import build_volume_index
+from kubectl_wap.framework.volumewarnings import unmodeled
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.snapshot.convert import build_snapshot
 from kubectl_wap.storage import PodVolume

@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import gc_paused
+from ..framework.buildstate import build_state
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.nominated import nominator_pods
 from ..framework.podgroup import PodGroupScheduler
 from ..framework.schedule_one import Scheduler
-from ..framework.state import ClusterState, build_state
+from ..framework.state import ClusterState
 from ..framework.status import SUCCESS
 from ..model import NEVER, Pod, Snapshot
 from ..preemption.gates import Gates

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import gc_paused
+from ..framework.buildstate import build_state
 from ..framework.groups import Group, GroupIndex, group_priority
 from ..framework.nominated import nominator_pods
 from ..framework.podgroup import PodGroupScheduler, quorum_wait
 from ..framework.schedule_one import Scheduler, fit_error_message
-from ..framework.state import ClusterState, build_state
+from ..framework.state import ClusterState
 from ..framework.status import SUCCESS
 from ..model import NEVER, CompositePodGroup, Pod, PodGroup, Snapshot
 from ..preemption.default import preempt_for_pod

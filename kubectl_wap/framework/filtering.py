@@ -19,6 +19,7 @@ import numpy as np
 from ..model import Node, Pod, Taint
 from .nodecache import over_all_nodes
 from .plugins.selectors import node_matches_pod_node_affinity, tolerates_taint
+from .registry import cross_node_plugins
 from .state import ClusterState
 from .status import OK, SKIP, SUCCESS, UNRESOLVABLE, Status, unresolvable, unschedulable
 
@@ -202,24 +203,6 @@ class CycleData:
         for p, d in self.plugins:
             changed = bool(p.remove_pod(state, d, pod, removed, idx)) or changed
         return changed
-
-
-_CROSS: list[Any] | None = None
-
-
-def cross_node_plugins() -> list[Any]:
-    """The plugins with cycle data, in the default profile's Filter order (after
-    NodeResourcesFit): VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-    PodTopologySpread, InterPodAffinity, then DynamicResources (registered after them,
-    default_plugins.go)."""
-    global _CROSS
-    if _CROSS is None:
-        from .plugins import (dynamicresources, interpodaffinity, nodevolumelimits, podtopologyspread, volumebinding,
-                              volumerestrictions, volumezone)
-
-        _CROSS = [volumerestrictions.PLUGIN, nodevolumelimits.PLUGIN, volumebinding.PLUGIN, volumezone.PLUGIN,
-                  podtopologyspread.PLUGIN, interpodaffinity.PLUGIN, dynamicresources.PLUGIN]
-    return _CROSS
 
 
 def pre_filter(state: ClusterState, pod: Pod) -> CycleData:

@@ -65,7 +65,7 @@ import numpy as np
 from . import ties
 from ..model import CompositePodGroup, Pod, PodGroup
 from .groups import Group
-from .podgroup import GroupResult, PodGroupScheduler, pending_pods
+from .groupcycle import GroupCycle, GroupResult, pending_pods
 from .status import ERROR, SUCCESS, UNSCHEDULABLE, Status
 
 GENERATOR = "TopologyPlacementGenerator"
@@ -86,7 +86,7 @@ def topology_key(g: Group) -> str | None:
     return g.topology_keys[0] if g.topology_keys else None
 
 
-def _group_pods(pgs: PodGroupScheduler, g: Group) -> list[Pod]:
+def _group_pods(pgs: GroupCycle, g: Group) -> list[Pod]:
     if isinstance(g, PodGroup):
         return list(pgs.index.pods(g))
     out: list[Pod] = []
@@ -95,12 +95,12 @@ def _group_pods(pgs: PodGroupScheduler, g: Group) -> list[Pod]:
     return out
 
 
-def _in_snapshot(pgs: PodGroupScheduler, g: Group) -> list[Pod]:
+def _in_snapshot(pgs: GroupCycle, g: Group) -> list[Pod]:
     """PodGroupState.ScheduledPods(): the group's pods in the snapshot (bound or assumed)."""
     return [p for p in _group_pods(pgs, g) if pgs.state.has(p)]
 
 
-def generate_placements(pgs: PodGroupScheduler, g: Group) -> tuple[list[Placement], Status | None]:
+def generate_placements(pgs: GroupCycle, g: Group) -> tuple[list[Placement], Status | None]:
     """TopologyPlacementGenerator.GeneratePlacements over the current (parent) placement."""
     state = pgs.state
     key = topology_key(g)
@@ -149,22 +149,20 @@ def nominated_placement(placements: list[Placement], pods: list[Pod], node_index
     return best
 
 
-def _evaluate(pgs: PodGroupScheduler, g: Group, pl: Placement) -> GroupResult:
+def _evaluate(pgs: GroupCycle, g: Group, pl: Placement) -> GroupResult:
     """evaluatePlacement: assume the placement, run the default (or composite default) algorithm,
     revert every assume it made, restore the parent placement."""
     saved = pgs.placement
     pgs.placement = pl.nodes
     cp = pgs.state.checkpoint()
     try:
-        if isinstance(g, CompositePodGroup):
-            return pgs._run_composite(g)
-        return pgs._run_leaf(g)
+        return pgs.run_default_algorithm(g)
     finally:
         pgs.state.rollback(cp)
         pgs.placement = saved
 
 
-def score_placements(pgs: PodGroupScheduler, g: Group, results: list[tuple[Placement, GroupResult]]) -> tuple[list[int], Status | None]:
+def score_placements(pgs: GroupCycle, g: Group, results: list[tuple[Placement, GroupResult]]) -> tuple[list[int], Status | None]:
     """RunPlacementScorePlugins with PodGroupPodsCount (ScorePlacement + NormalizePlacementScore)."""
     scheduled = len(_in_snapshot(pgs, g))
     raw = [scheduled + len(r.assignments) for _, r in results]
@@ -175,7 +173,7 @@ def score_placements(pgs: PodGroupScheduler, g: Group, results: list[tuple[Place
     return [c + BIN_PACKING_WEIGHT * bin_packing_score(pgs, pl, r) for c, (pl, r) in zip(counts, results)], None
 
 
-def bin_packing_score(pgs: PodGroupScheduler, pl: Placement, res: GroupResult) -> int:
+def bin_packing_score(pgs: GroupCycle, pl: Placement, res: GroupResult) -> int:
     """PlacementBinPacking.ScorePlacement with the MostAllocated strategy over cpu and memory
     (weight 1 each, non-zero requests as NodeResourcesFit scoring uses): the placement's nodes are
     summed into one bin."""
@@ -193,7 +191,7 @@ def bin_packing_score(pgs: PodGroupScheduler, pl: Placement, res: GroupResult) -
     return total // wsum if wsum else 0
 
 
-def run_placement_algorithm(pgs: PodGroupScheduler, g: Group) -> GroupResult:
+def run_placement_algorithm(pgs: GroupCycle, g: Group) -> GroupResult:
     """podGroupSchedulingPlacementAlgorithm / compositePodGroupSchedulingPlacementAlgorithm."""
     placements, st = generate_placements(pgs, g)
     if st is not None:

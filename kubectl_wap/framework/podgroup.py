@@ -4,44 +4,16 @@ compositePodGroupSchedulingDefaultAlgorithm; GangScheduling PlacementFeasible)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import numpy as np
 
 from ..model import DEFAULT_SCHEDULER, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroup, Pod, PodGroup
-from .filtering import CycleData
+from .groupcycle import Assignment, GroupResult, pending_pods
 from .groups import Group, GroupIndex
-from .schedule_one import ScheduleResult, Scheduler
+from .placement import run_placement_algorithm
+from .schedule_one import Scheduler
 from .status import ERROR, SUCCESS, UNSCHEDULABLE, WAIT, Status
 
 GANG = "GangScheduling"
-
-
-@dataclass(slots=True)
-class Assignment:
-    """A proposed placement: the pod, its node, and the cycle state it was placed with (which
-    preemption's reprieval replays)."""
-
-    pod: Pod
-    node: int
-    cycle: CycleData
-
-
-@dataclass(slots=True)
-class GroupResult:
-    status: Status
-    assignments: list[Assignment] = field(default_factory=list)
-    any_scheduled: bool = False
-    # Per-pod failures, for explanations: pod uid -> schedule result.
-    failures: dict[str, ScheduleResult] = field(default_factory=dict)
-    group_statuses: dict[str, Status] = field(default_factory=dict)  # group key -> status
-    # TAS (placement.py): group key -> name of the chosen placement (topology domain).
-    chosen_placements: dict[str, str] = field(default_factory=dict)
-    # Pods of groups in this subtree that failed (and were reverted) but had found a node one by
-    # one. kube-scheduler keeps their per-pod Success results in the cycle's results map, and the
-    # scheduling function PodGroupPostFilter calls proposes every Success result of that map
-    # (schedule_one_podgroup.go podGroupCycle's pgSchedulingFunc -> makeProposedAssignments), so
-    # under a root that succeeds, workload-aware preemption makes room for them too (measured:
-    # tests/oracle, CompositePodGroup with a failing child gang). Nothing else uses them.
-    leaked: list[Assignment] = field(default_factory=list)
 
 
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -51,23 +23,6 @@ def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status
     if scheduled < min_count:
         return Status(WAIT, (f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining",), GANG)
     return Status(SUCCESS, (), GANG)
-
-
-def pending_pods(index: GroupIndex, pg: PodGroup) -> list[Pod]:
-    """Queued, unscheduled pods of a leaf group in a deterministic queue order: priority desc,
-    creation time asc, then name (semantics doc 6.4).
-    UPSTREAM-DIFF: upstream uses the scheduling queue's order (arrival/attempt timestamps we do
-    not see in a snapshot); creation time is the closest stable stand-in. Terminating and gated pods are not queued
-    (skipPodGroupPodSchedule / SchedulingGates PreEnqueue)."""
-    bound = index.bound
-    pods = [
-        p
-        for p in index.pods(pg)
-        if not p.node_name and not p.terminal and p.deletion_timestamp is None and not p.scheduling_gates
-        and p.uid not in bound
-    ]
-    pods.sort(key=lambda p: (-(p.priority or 0), p.creation_timestamp if p.creation_timestamp is not None else float("inf"), p.name))
-    return pods
 
 
 def quorum_wait(index: GroupIndex, root: Group) -> str | None:
@@ -129,7 +84,7 @@ class PodGroupScheduler:
         # placement algorithm (placement.py). `placement` is the node mask currently assumed in
         # the snapshot (None = every node), `root` the entity this cycle runs for.
         self.tas = tas
-        self.placement = None
+        self.placement: np.ndarray | None = None
         self.root: Group | None = None
 
     def run_root(self, root: Group) -> GroupResult:
@@ -147,9 +102,13 @@ class PodGroupScheduler:
 
     def _run(self, g: Group) -> GroupResult:
         if self.tas and g.topology_keys:
-            from . import placement  # TAS placement algorithm; groups without topology are unchanged
+            # TAS placement algorithm (placement.py); groups without topology are unchanged
+            return run_placement_algorithm(self, g)
+        return self.run_default_algorithm(g)
 
-            return placement.run_placement_algorithm(self, g)
+    def run_default_algorithm(self, g: Group) -> GroupResult:
+        """podGroupSchedulingDefaultAlgorithm / compositePodGroupSchedulingDefaultAlgorithm: the
+        group's pods (or children) in the current placement; placement.py runs it per placement."""
         if isinstance(g, CompositePodGroup):
             return self._run_composite(g)
         return self._run_leaf(g)

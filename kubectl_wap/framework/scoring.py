@@ -15,6 +15,7 @@ from ..model import Pod
 from .filtering import CycleData
 from .nodecache import over_all_nodes
 from .plugins.selectors import match_node_selector_term, tolerates_taint
+from .registry import cross_node_plugins
 from .state import CPU, MEMORY, ClusterState
 
 MAX_NODE_SCORE = 100
@@ -173,8 +174,6 @@ def total_scores(state: ClusterState, pod: Pod, cycle: CycleData, nodes: np.ndar
     total += taint_toleration(state, pod, nodes) * 3
     total += node_affinity(state, pod, nodes) * 2
     if cycle.plugins or pod.affinity is not None or pod.topology_spread:
-        from .filtering import cross_node_plugins
-
         feasible = nodes.tolist()  # plain ints for the per-node plugins
         for plugin in cross_node_plugins():
             if plugin.relevant(state, pod):

@@ -14,8 +14,8 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from ..model import HostPort, Node, Pod, Snapshot
-from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex, build_volume_index
+from ..model import HostPort, Node, Pod
+from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
@@ -77,8 +77,8 @@ class ClusterState:
         self.affinity_pods: dict[str, int] = {}
         self.affinity_version = 0  # bumped whenever affinity_pods changes (score caches key on it)
         self.ignored_pods: list[Pod] = []
-        # DRA objects indexed for the DynamicResources filter (plugins/dynamicresources.attach);
-        # None when the snapshot has none.
+        # DRA objects indexed for the DynamicResources filter (plugins/dynamicresources.attach,
+        # called by buildstate.build_state); None when the snapshot has none.
         self.dra: Any = None
         self.volumes: VolumeIndex = EMPTY_VOLUMES  # the storage objects (build_state sets them)
         self._bulk_add(pods)
@@ -355,12 +355,3 @@ class ClusterState:
             self._label_index = idx
         return idx.get((key, value), _EMPTY)
 
-
-def build_state(snap: Snapshot, dra_preemption: bool = False) -> ClusterState:
-    state = ClusterState(snap.nodes, snap.pods, {ns.name: dict(ns.labels) for ns in snap.namespaces})
-    state.volumes = build_volume_index(snap)
-    if snap.dra is not None:
-        from .plugins.dynamicresources import attach
-
-        attach(state, snap, dra_preemption)
-    return state

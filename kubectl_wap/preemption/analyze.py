@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 
 from ..errors import UserError
+from ..framework.buildstate import build_state
 from ..framework.groups import GroupIndex
 from ..framework.nominated import nominator_pods
 from ..framework.schedule_one import Scheduler
-from ..framework.state import build_state
 from ..model import ALL, Snapshot
 from .default import preempt_for_pod
 from .gates import Gates

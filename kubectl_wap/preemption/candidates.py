@@ -22,7 +22,7 @@ from typing import Iterator, overload
 import numpy as np
 
 from ..framework import ties
-from ..framework.podgroup import Assignment
+from ..framework.groupcycle import Assignment
 from ..framework.schedule_one import Scheduler
 from ..model import PodDisruptionBudget
 from ..profiles import DEFAULT, Profile

@@ -12,7 +12,7 @@ from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.schedule_one import Scheduler, fit_error_message
 from ..framework.status import UNRESOLVABLE, UNSCHEDULABLE, Status
-from ..framework.volumes import unmodeled as volume_warnings
+from ..framework.volumewarnings import unmodeled as volume_warnings
 from ..model import DEFAULT_SCHEDULER, NEVER, PREEMPT_LOWER, Pod, Snapshot
 from ..profiles import Profile
 from .importance import by_importance

@@ -12,14 +12,32 @@ key tuple it must equal (tests/test_importance_order.py)."""
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from ..framework import ties
 
-if TYPE_CHECKING:
-    from .units import VictimUnit
+
+class Ranked(Protocol):
+    """What the victim order reads of a unit: a Protocol rather than units.VictimUnit, because
+    units.py builds every unit's key with importance_key and so imports this module; naming its
+    class here would make the two modules import each other."""
+
+    @property
+    def importance(self) -> tuple | None: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+U = TypeVar("U", bound=Ranked)  # by_importance returns the caller's own unit type
 
 
 def importance_key(priority: int, rank: int, size: int, earliest_start: float, first_uid: str) -> tuple:
@@ -33,7 +51,7 @@ def importance_key(priority: int, rank: int, size: int, earliest_start: float, f
 _COLUMNS_FROM = 2048
 
 
-def by_importance_literal(units: list[VictimUnit]) -> list[VictimUnit]:
+def by_importance_literal(units: list[U]) -> list[U]:
     """The reference: a stable sort by the key tuple."""
     return sorted(units, key=attrgetter("importance"))
 
@@ -100,7 +118,7 @@ def importance_order_columns(priority: np.ndarray, rank: np.ndarray, size: np.nd
     return _lexsort_then_uid([inputs[w] * sign for w, sign in layout], uids)
 
 
-def by_importance(units: list[VictimUnit]) -> list[VictimUnit]:
+def by_importance(units: list[U]) -> list[U]:
     """Most important first (build_units filled every unit's `importance`)."""
     if len(units) < _COLUMNS_FROM:
         out = by_importance_literal(units)

@@ -6,8 +6,8 @@ allocatable) is skipped, because removing pods cannot change that status."""
 
 from __future__ import annotations
 
+from ..framework.buildstate import build_state
 from ..framework.filtering import StaticCache, static_signature
-from ..framework.state import build_state
 from ..framework.status import UNRESOLVABLE
 from ..model import Pod, Snapshot
 

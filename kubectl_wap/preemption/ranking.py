@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..framework.buildstate import build_state
 from ..framework.groups import GroupIndex
-from ..framework.state import build_state
 from ..model import Snapshot
 from .gates import Gates
 from .importance import by_importance

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framework.filtering import CycleData, cross_node_filter
+from ..framework.groupcycle import Assignment
 from ..framework.plugins.dynamicresources import reaches_other_nodes
 from ..framework.plugins.selectors import affinity_label_keys, selector_keys, term_label_keys
-from ..framework.podgroup import Assignment
 from ..framework.schedule_one import Scheduler
 from ..framework.status import Status
 from ..model import Pod

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..framework.groupcycle import pending_pods
 from ..framework.groups import Group, GroupIndex, group_priority
-from ..framework.podgroup import PodGroupScheduler, pending_pods, quorum_wait
+from ..framework.podgroup import PodGroupScheduler, quorum_wait
 from ..framework.schedule_one import Scheduler
 from ..framework.status import SUCCESS, UNSCHEDULABLE
-from ..framework.volumes import spared_rwop_holders
-from ..framework.volumes import unmodeled as volume_warnings
+from ..framework.volumewarnings import spared_rwop_holders
+from ..framework.volumewarnings import unmodeled as volume_warnings
 from ..model import NEVER, Pod, Snapshot
 from ..profiles import Profile
 from .candidates import choose_victims, reprieve_order, verdict
@@ -320,7 +321,7 @@ def _post_filter(
             steps.append(f"Even with every candidate removed the group does not fit: {after.status.message}.")
             return res
         # What upstream's scheduling function proposes: the tree's assignments, plus the pods a
-        # failed child group had placed one by one (framework/podgroup.py GroupResult.leaked).
+        # failed child group had placed one by one (framework/groupcycle.py GroupResult.leaked).
         leaked = after.leaked if profile.failed_child_pods_proposed else []
         valid = after.assignments + leaked
         # With TAS the scheduling function already chose the best placement (topology domain);

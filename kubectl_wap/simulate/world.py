@@ -12,10 +12,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import Iterable, Mapping
 
+from ..framework.buildstate import build_state
 from ..framework.groups import GroupIndex
 from ..framework.nominated import nominator_pods
 from ..framework.schedule_one import Scheduler
-from ..framework.state import build_state
 from ..model import Pod, PodDisruptionBudget, Snapshot
 from ..preemption.gates import Gates
 from ..preemption.pdb import pdb_matches

@@ -1,7 +1,8 @@
 """Raw Kubernetes JSON objects -> lean model objects, parsed once.
 
-Only this module knows the API's JSON shapes. Every loader (files, our snapshot format, live
-cluster) ends here, so a live read and a saved snapshot give the same model.
+Only this module and the converters it registers (convert_storage.py, dra.py; the field readers
+they share are fields.py) know the API's JSON shapes. Every loader (files, our snapshot format,
+live cluster) ends here, so a live read and a saved snapshot give the same model.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, Iterable
 
-from ..errors import UserError
 from ..model import (
     ALL,
     SINGLE,
@@ -22,14 +22,12 @@ from ..model import (
     LabelSelector,
     Namespace,
     Node,
-    NodeSelectorTerm,
     Pod,
     PodAffinityTerm,
     PodDisruptionBudget,
     PodGroup,
     PreferredNodeTerm,
     PriorityClass,
-    Requirement,
     Snapshot,
     SnapshotHeader,
     Taint,
@@ -41,7 +39,23 @@ from ..model import (
 )
 from ..quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
+from .convert_storage import STORAGE_CONVERTERS, pod_volumes as _pod_volumes
 from .defaulting import defaulted_resources, defaulted_spec
+from .dra import CONVERTERS as DRA_CONVERTERS, LISTED as DRA_LISTED, dra_objects, pod_claim_refs, pod_claim_statuses
+from .fields import (
+    INT32,
+    Nameless,
+    ObjectError,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    label_map,
+    meta,
+    node_term,
+    requirement,
+    short_repr,
+)
 from .allowlist import value_key as _value_key
 from .podrows import LabelSet
 from .spectemplates import SpecTemplate, TemplatedSpec
@@ -53,44 +67,6 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
-class ObjectError(UserError):
-    pass
-
-
-class _Nameless(ObjectError):
-    """An object without metadata.name: build_snapshot adds where it is (the item number)."""
-
-
-def _d(v: Any) -> dict:
-    return v if isinstance(v, dict) else {}
-
-
-def _l(v: Any) -> list:
-    return v if isinstance(v, list) else []
-
-
-def _str(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (bool, int, float)):
-        return str(v)
-    # None, and junk where a string belongs: a list or map is never stringified (a YAML alias
-    # "billion laughs" would expand to gigabytes); like other mistyped fields, it reads as unset.
-    return ""
-
-
-def _short(v: Any) -> str:
-    """A bounded repr for error messages (never walks a huge or alias-expanded structure)."""
-    if isinstance(v, (dict, list)):
-        return f"a {'map' if isinstance(v, dict) else 'list'}"
-    r = repr(v)
-    return r if len(r) <= 60 else r[:57] + "..."
-
-
-def _labels(v: Any) -> dict[str, str]:
-    return {_intern(str(k)): _intern(_str(x)) for k, x in _d(v).items()}
-
-
 # Replicas share their label set: 150k pods carry ~25k distinct sets (measured on the generated
 # L cluster), so each distinct set is converted once and the resulting dict shared (label maps
 # are never mutated after load). Only all-string sets are cached: keys are compared as tuples,
@@ -100,14 +76,14 @@ _LABELS_CACHE: dict[tuple, dict[str, str]] = {}
 
 def _pod_labels(v: Any) -> dict[str, str]:
     if type(v) is not dict or not v:
-        return _labels(v)
+        return label_map(v)
     key = tuple(v.items())
     try:
         hit = _LABELS_CACHE.get(key)
     except TypeError:  # an unhashable (junk) value
-        return _labels(v)
+        return label_map(v)
     if hit is None:
-        hit = _labels(v)
+        hit = label_map(v)
         if all(type(k) is str and type(x) is str for k, x in key):
             if len(_LABELS_CACHE) > 200_000:
                 _LABELS_CACHE.clear()
@@ -131,107 +107,65 @@ def parse_time(v: Any) -> float | None:
         return None
 
 
-INT32 = (-(2**31), 2**31 - 1)
-INT64 = (-(2**63), 2**63 - 1)
-
-
-def _int(v: Any, what: str, default: int | None = None, bounds: tuple[int, int] = INT64) -> int | None:
-    """An integer field as the API server would accept it: a whole number (1.9 is refused, not
-    truncated), within the field's Go type (int64 unless `bounds` says int32 or narrower)."""
-    if v is None:
-        return default
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
-    if isinstance(v, float) and v.is_integer() is False:
-        raise ObjectError(f"{what}: expected an integer, got {_short(v)}")
-    if isinstance(v, str) and len(v) > 40:  # int() of a 5000-digit string is slow and then refused
-        raise ObjectError(f"{what}: integer out of range: {_short(v)}")
-    try:
-        i = int(v)
-    except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
-        raise ObjectError(f"{what}: expected an integer, got {_short(v)}") from None
-    lo, hi = bounds
-    if not lo <= i <= hi:
-        raise ObjectError(f"{what}: integer out of range [{lo}, {hi}]: {_short(v)}")
-    return i
-
-
-def _requirement(v: Any) -> Requirement:
-    d = _d(v)
-    return Requirement(
-        key=_intern(_str(d.get("key"))),
-        operator=_str(d.get("operator")),
-        values=tuple(_intern(_str(x)) for x in _l(d.get("values"))),
-    )
-
-
 _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
 
 
 def label_selector(v: Any) -> LabelSelector | None:
     if v is None or not isinstance(v, dict):
         return None
-    exprs = tuple(_requirement(x) for x in _l(v.get("matchExpressions")))
+    exprs = tuple(requirement(x) for x in as_list(v.get("matchExpressions")))
     invalid = any(e.operator not in _LABEL_OPS for e in exprs) or any(
         (e.operator in ("In", "NotIn") and not e.values) or (e.operator in ("Exists", "DoesNotExist") and e.values)
         for e in exprs
     )
     return LabelSelector(
-        match_labels=tuple(sorted((_intern(str(k)), _intern(_str(x))) for k, x in _d(v.get("matchLabels")).items())),
+        match_labels=tuple(sorted((_intern(str(k)), _intern(as_str(x))) for k, x in as_dict(v.get("matchLabels")).items())),
         match_expressions=exprs,
         invalid=invalid,
     )
 
 
-def _node_term(v: Any) -> NodeSelectorTerm:
-    d = _d(v)
-    return NodeSelectorTerm(
-        match_expressions=tuple(_requirement(x) for x in _l(d.get("matchExpressions"))),
-        match_fields=tuple(_requirement(x) for x in _l(d.get("matchFields"))),
-    )
-
-
 def _pod_term(v: Any) -> PodAffinityTerm:
-    d = _d(v)
+    d = as_dict(v)
     return PodAffinityTerm(
         label_selector=label_selector(d.get("labelSelector")),
-        topology_key=_intern(_str(d.get("topologyKey"))),
-        namespaces=tuple(_str(x) for x in _l(d.get("namespaces"))),
+        topology_key=_intern(as_str(d.get("topologyKey"))),
+        namespaces=tuple(as_str(x) for x in as_list(d.get("namespaces"))),
         namespace_selector=label_selector(d.get("namespaceSelector")),
-        match_label_keys=tuple(_str(x) for x in _l(d.get("matchLabelKeys"))),
-        mismatch_label_keys=tuple(_str(x) for x in _l(d.get("mismatchLabelKeys"))),
+        match_label_keys=tuple(as_str(x) for x in as_list(d.get("matchLabelKeys"))),
+        mismatch_label_keys=tuple(as_str(x) for x in as_list(d.get("mismatchLabelKeys"))),
     )
 
 
 def _weighted(v: Any, what: str = "") -> WeightedPodAffinityTerm:
-    d = _d(v)
-    return WeightedPodAffinityTerm(weight=_int(d.get("weight"), f"{what}weight", 0, INT32) or 0, term=_pod_term(d.get("podAffinityTerm")))
+    d = as_dict(v)
+    return WeightedPodAffinityTerm(weight=as_int(d.get("weight"), f"{what}weight", 0, INT32) or 0, term=_pod_term(d.get("podAffinityTerm")))
 
 
 def _affinity(v: Any, what: str = "") -> Affinity | None:
     if not isinstance(v, dict) or not v:
         return None
-    na, pa, paa = _d(v.get("nodeAffinity")), _d(v.get("podAffinity")), _d(v.get("podAntiAffinity"))
+    na, pa, paa = as_dict(v.get("nodeAffinity")), as_dict(v.get("podAffinity")), as_dict(v.get("podAntiAffinity"))
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     node_required = None
     if isinstance(req, dict):
-        node_required = tuple(_node_term(t) for t in _l(req.get("nodeSelectorTerms")))
+        node_required = tuple(node_term(t) for t in as_list(req.get("nodeSelectorTerms")))
     return Affinity(
         node_required=node_required,
         node_preferred=tuple(
-            PreferredNodeTerm(weight=_int(_d(t).get("weight"), f"{what}weight", 0, INT32) or 0, preference=_node_term(_d(t).get("preference")))
-            for t in _l(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
+            PreferredNodeTerm(weight=as_int(as_dict(t).get("weight"), f"{what}weight", 0, INT32) or 0, preference=node_term(as_dict(t).get("preference")))
+            for t in as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
         ),
-        pod_affinity_required=tuple(_pod_term(t) for t in _l(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_affinity_preferred=tuple(_weighted(t, what) for t in _l(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
-        pod_anti_affinity_required=tuple(_pod_term(t) for t in _l(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
-        pod_anti_affinity_preferred=tuple(_weighted(t, what) for t in _l(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_required=tuple(_pod_term(t) for t in as_list(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_preferred=tuple(_weighted(t, what) for t in as_list(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_required=tuple(_pod_term(t) for t in as_list(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_preferred=tuple(_weighted(t, what) for t in as_list(paa.get("preferredDuringSchedulingIgnoredDuringExecution"))),
     )
 
 
 def _resource_list(v: Any, what: str) -> dict[str, Fraction]:
     out: dict[str, Fraction] = {}
-    for k, q in _d(v).items():
+    for k, q in as_dict(v).items():
         try:
             amount = parse_quantity(q)
         except QuantityError as e:
@@ -260,7 +194,7 @@ def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
     containers that set no cpu/memory request count upstream's defaults (GetNonzeroRequests)."""
 
     def creq(c: Any, i: int, kind: str) -> dict[str, Fraction]:
-        r = _resource_list(_d(_d(_d(c).get("resources")).get("requests")), f"{what}: spec.{kind}[{i}].resources.requests")
+        r = _resource_list(as_dict(as_dict(as_dict(c).get("resources")).get("requests")), f"{what}: spec.{kind}[{i}].resources.requests")
         if nonzero:
             if "cpu" not in r:
                 r["cpu"] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
@@ -269,13 +203,13 @@ def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
         return r
 
     reqs: dict[str, Fraction] = {}
-    for i, c in enumerate(_l(spec.get("containers"))):
+    for i, c in enumerate(as_list(spec.get("containers"))):
         _add(reqs, creq(c, i, "containers"))
     sidecars: dict[str, Fraction] = {}
     init_max: dict[str, Fraction] = {}
-    for i, c in enumerate(_l(spec.get("initContainers"))):
+    for i, c in enumerate(as_list(spec.get("initContainers"))):
         r = creq(c, i, "initContainers")
-        if _d(c).get("restartPolicy") == "Always":
+        if as_dict(c).get("restartPolicy") == "Always":
             _add(reqs, r)
             _add(sidecars, r)
             eff = dict(sidecars)
@@ -284,7 +218,7 @@ def _aggregate(spec: dict, what: str, nonzero: bool) -> dict[str, Fraction]:
             _add(eff, sidecars)
         _max(init_max, eff)
     _max(reqs, init_max)
-    pod_level = _resource_list(_d(_d(spec.get("resources")).get("requests")), f"{what}: spec.resources.requests")
+    pod_level = _resource_list(as_dict(as_dict(spec.get("resources")).get("requests")), f"{what}: spec.resources.requests")
     for k in ("cpu", "memory"):
         if k in pod_level:
             reqs[k] = pod_level[k]
@@ -314,22 +248,11 @@ def _to_ints(reqs: dict[str, Fraction], what: str) -> dict[str, int]:
 
 
 def _conditions_disruption_target(status: dict) -> bool:
-    for c in _l(status.get("conditions")):
-        c = _d(c)
+    for c in as_list(status.get("conditions")):
+        c = as_dict(c)
         if c.get("type") == "DisruptionTarget" and c.get("status") == "True" and c.get("reason") == "PreemptionByScheduler":
             return True
     return False
-
-
-def _meta(obj: dict, kind: str, namespaced: bool) -> tuple[str, str, str]:
-    md = _d(obj.get("metadata"))
-    name = md.get("name")
-    if not isinstance(name, str) or not name:
-        raise _Nameless(f"{kind} without metadata.name")
-    ns = _str(md.get("namespace")) if namespaced else ""
-    if namespaced and not ns:
-        ns = "default"
-    return _intern(ns), _intern(name), _str(md.get("uid"))
 
 
 # Pods of one template share their resource stanzas: cache the effective requests by the JSON of
@@ -341,10 +264,10 @@ _REQUESTS_CACHE: dict[bytes, tuple[dict[str, int], dict[str, int]]] = {}
 def _requests_key(spec: dict) -> bytes | None:
     return _value_key(
         (
-            [_d(_d(c).get("resources")).get("requests") for c in _l(spec.get("containers"))],
-            [(_d(_d(c).get("resources")).get("requests"), _d(c).get("restartPolicy")) for c in _l(spec.get("initContainers"))],
+            [as_dict(as_dict(c).get("resources")).get("requests") for c in as_list(spec.get("containers"))],
+            [(as_dict(as_dict(c).get("resources")).get("requests"), as_dict(c).get("restartPolicy")) for c in as_list(spec.get("initContainers"))],
             spec.get("overhead"),
-            _d(spec.get("resources")).get("requests"),
+            as_dict(spec.get("resources")).get("requests"),
         )
     )
 
@@ -358,7 +281,7 @@ def _pod_requests(spec: dict, what: str) -> tuple[dict[str, int], dict[str, int]
         # memory unset; without init containers and with both set everywhere it is the same map.
         same = not spec.get("initContainers") and all(
             "cpu" in r and "memory" in r
-            for r in (_d(_d(_d(c).get("resources")).get("requests")) for c in _l(spec.get("containers")))
+            for r in (as_dict(as_dict(as_dict(c).get("resources")).get("requests")) for c in as_list(spec.get("containers")))
         )
         nzi = reqs if same else _to_ints(_aggregate(spec, what, nonzero=True), f"{what}: effective requests")
         hit = (reqs, nzi)
@@ -396,12 +319,12 @@ def _affinity_shared(v: Any, what: str) -> Affinity | None:
 def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
     return tuple(
         Toleration(
-            key=_intern(_str(_d(t).get("key"))),
-            operator=_str(_d(t).get("operator")) or "Equal",
-            value=_str(_d(t).get("value")),
-            effect=_str(_d(t).get("effect")),
+            key=_intern(as_str(as_dict(t).get("key"))),
+            operator=as_str(as_dict(t).get("operator")) or "Equal",
+            value=as_str(as_dict(t).get("value")),
+            effect=as_str(as_dict(t).get("effect")),
         )
-        for t in _l(raw)
+        for t in as_list(raw)
     )
 
 
@@ -409,16 +332,16 @@ def _spread(raw: Any, what: str) -> tuple[TopologySpreadConstraint, ...]:
     return tuple(
         TopologySpreadConstraint(
             # ValidateTopologySpreadConstraints: maxSkew > 0, minDomains > 0 when set (int32).
-            max_skew=_int(_d(t).get("maxSkew"), f"{what}: maxSkew", 1, (1, INT32[1])) or 1,
-            topology_key=_intern(_str(_d(t).get("topologyKey"))),
-            when_unsatisfiable=_str(_d(t).get("whenUnsatisfiable")) or "DoNotSchedule",
-            label_selector=label_selector(_d(t).get("labelSelector")),
-            min_domains=_int(_d(t).get("minDomains"), f"{what}: minDomains", None, (1, INT32[1])),
-            node_affinity_policy=_str(_d(t).get("nodeAffinityPolicy")) or "Honor",
-            node_taints_policy=_str(_d(t).get("nodeTaintsPolicy")) or "Ignore",
-            match_label_keys=tuple(_str(x) for x in _l(_d(t).get("matchLabelKeys"))),
+            max_skew=as_int(as_dict(t).get("maxSkew"), f"{what}: maxSkew", 1, (1, INT32[1])) or 1,
+            topology_key=_intern(as_str(as_dict(t).get("topologyKey"))),
+            when_unsatisfiable=as_str(as_dict(t).get("whenUnsatisfiable")) or "DoNotSchedule",
+            label_selector=label_selector(as_dict(t).get("labelSelector")),
+            min_domains=as_int(as_dict(t).get("minDomains"), f"{what}: minDomains", None, (1, INT32[1])),
+            node_affinity_policy=as_str(as_dict(t).get("nodeAffinityPolicy")) or "Honor",
+            node_taints_policy=as_str(as_dict(t).get("nodeTaintsPolicy")) or "Ignore",
+            match_label_keys=tuple(as_str(x) for x in as_list(as_dict(t).get("matchLabelKeys"))),
         )
-        for t in _l(raw)
+        for t in as_list(raw)
     )
 
 
@@ -429,56 +352,56 @@ def _spec_fields(spec: dict, what: str) -> tuple[tuple, tuple]:
     spec = defaulted_spec(spec)  # requests from limits, as the API server would (defaulting.py)
     requests, nzi = _pod_requests(spec, what)
     host_ports = []
-    for c in _l(spec.get("containers")):
-        for p in _l(_d(c).get("ports")):
-            p = _d(p)
+    for c in as_list(spec.get("containers")):
+        for p in as_list(as_dict(c).get("ports")):
+            p = as_dict(p)
             # validatePorts: a port number is 1..65535; 0 (or absent) means no host port.
-            hp = _int(p.get("hostPort"), f"{what}: hostPort", 0, (0, 65535)) or 0
+            hp = as_int(p.get("hostPort"), f"{what}: hostPort", 0, (0, 65535)) or 0
             if hp > 0:
-                host_ports.append(HostPort(_str(p.get("hostIP")) or "0.0.0.0", _str(p.get("protocol")) or "TCP", hp))
+                host_ports.append(HostPort(as_str(p.get("hostIP")) or "0.0.0.0", as_str(p.get("protocol")) or "TCP", hp))
     # An absent (or empty/falsy) stanza converts to () / None: skip the helpers for it.
     tols = _shared("tolerations", spec.get("tolerations"), _tolerations, what) if spec.get("tolerations") else ()
     tscs = _shared("topologySpreadConstraints", spec.get("topologySpreadConstraints"), _spread, what) if spec.get("topologySpreadConstraints") else ()
-    pgn = _d(spec.get("schedulingGroup")).get("podGroupName")
-    volumes = _l(spec.get("volumes"))
+    pgn = as_dict(spec.get("schedulingGroup")).get("podGroupName")
+    volumes = as_list(spec.get("volumes"))
     first = (
-        _str(spec.get("schedulerName")) or "default-scheduler",
-        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
-        _str(spec.get("priorityClassName")),
-        _str(spec.get("preemptionPolicy")) or None,
+        as_str(spec.get("schedulerName")) or "default-scheduler",
+        as_int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
+        as_str(spec.get("priorityClassName")),
+        as_str(spec.get("preemptionPolicy")) or None,
         requests,
         (nzi.get("cpu", 0), nzi.get("memory", 0)),
         tuple(host_ports),
-        _labels(spec.get("nodeSelector")),
+        label_map(spec.get("nodeSelector")),
         _shared("affinity", spec.get("affinity"), _affinity_shared, what) if spec.get("affinity") else None,
         tols,
         tscs,
         _intern(pgn) if isinstance(pgn, str) and pgn else None,
     )
-    gates = _l(spec.get("schedulingGates"))
+    gates = as_list(spec.get("schedulingGates"))
     last = (
-        tuple([_str(_d(c).get("image")) for c in _l(spec.get("containers"))]),
-        bool(volumes) and any(isinstance(_d(v).get("persistentVolumeClaim"), dict) or isinstance(_d(v).get("ephemeral"), dict) for v in volumes),
+        tuple([as_str(as_dict(c).get("image")) for c in as_list(spec.get("containers"))]),
+        bool(volumes) and any(isinstance(as_dict(v).get("persistentVolumeClaim"), dict) or isinstance(as_dict(v).get("ephemeral"), dict) for v in volumes),
         _pod_volumes(volumes) if volumes else (),
         pod_claim_refs(spec.get("resourceClaims"), what) if spec.get("resourceClaims") else (),
-        tuple([_str(_d(g).get("name")) for g in gates]) if gates else (),
+        tuple([as_str(as_dict(g).get("name")) for g in gates]) if gates else (),
     )
     return first, last
 
 
 def pod_from(obj: dict) -> Pod:
     # The hot path of every load (150k calls at L): the common shapes are tested inline and the
-    # general helpers (_meta, _str, parse_time, ...) only run for what deviates from them.
+    # general helpers (fields.meta, fields.as_str, parse_time, ...) only run for what deviates from them.
     md = obj.get("metadata")
     if type(md) is dict and type(md.get("name")) is str and type(md.get("namespace")) is str and type(md.get("uid")) is str:
         name, ns, uid = md["name"], md["namespace"], md["uid"]
         if not name or not ns:
-            ns, name, uid = _meta(obj, "Pod", True)
+            ns, name, uid = meta(obj, "Pod", True)
         else:
             ns = _intern(ns)  # repeated 150k times; pod names are unique, interning them buys nothing
     else:
-        ns, name, uid = _meta(obj, "Pod", True)
-        md = obj["metadata"]  # _meta checked that it is a map with a name
+        ns, name, uid = meta(obj, "Pod", True)
+        md = obj["metadata"]  # meta checked that it is a map with a name
     spec = obj.get("spec")
     template = spec.template if type(spec) is TemplatedSpec else None
     if template is not None:
@@ -486,10 +409,10 @@ def pod_from(obj: dict) -> Pod:
         if f is None:
             f = template.fields = _spec_fields(template.spec, f"pod {ns}/{name}")
     else:
-        spec = _d(spec)
+        spec = as_dict(spec)
         f = _spec_fields(spec, f"pod {ns}/{name}")
     node = spec.get("nodeName")
-    node = _intern(node) if type(node) is str else _intern(_str(node))
+    node = _intern(node) if type(node) is str else _intern(as_str(node))
     labels = md.get("labels")
     if type(labels) is dict:
         try:
@@ -498,15 +421,15 @@ def pod_from(obj: dict) -> Pod:
             hit = None
         labels = hit if hit is not None else _pod_labels(labels)
     else:
-        labels = _labels(labels)
+        labels = label_map(labels)
     status = obj.get("status")
     if type(status) is dict:
         phase = status.get("phase")
-        phase = (phase if type(phase) is str else _str(phase)) or "Pending"
+        phase = (phase if type(phase) is str else as_str(phase)) or "Pending"
         started = parse_time(status.get("startTime"))
         disruption = _conditions_disruption_target(status) if "conditions" in status else False
         nominated = status.get("nominatedNodeName")
-        nominated = _intern(_str(nominated)) if nominated else ""
+        nominated = _intern(as_str(nominated)) if nominated else ""
         claim_statuses = pod_claim_statuses(status["resourceClaimStatuses"]) if "resourceClaimStatuses" in status else ()
     else:
         phase, started, disruption, nominated, claim_statuses = "Pending", None, False, "", ()
@@ -618,25 +541,25 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
 
 
 def node_from(obj: dict) -> Node:
-    _, name, uid = _meta(obj, "Node", False)
-    md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+    _, name, uid = meta(obj, "Node", False)
+    md, spec, status = as_dict(obj.get("metadata")), as_dict(obj.get("spec")), as_dict(obj.get("status"))
     alloc_raw = status.get("allocatable")
     if alloc_raw is None:
         alloc_raw = status.get("capacity")
     alloc = _node_allocatable(alloc_raw, name)
     images = {}
-    for im in _l(status.get("images")):
-        im = _d(im)
-        size = _int(im.get("sizeBytes"), f"node {name}: image size", 0) or 0
-        for n in _l(im.get("names")):
-            images[_str(n)] = size
+    for im in as_list(status.get("images")):
+        im = as_dict(im)
+        size = as_int(im.get("sizeBytes"), f"node {name}: image size", 0) or 0
+        for n in as_list(im.get("names")):
+            images[as_str(n)] = size
     return Node(
         name=name,
         uid=uid,
-        labels=_labels(md.get("labels")),
+        labels=label_map(md.get("labels")),
         taints=tuple(
-            Taint(_intern(_str(_d(t).get("key"))), _str(_d(t).get("value")), _str(_d(t).get("effect")))
-            for t in _l(spec.get("taints"))
+            Taint(_intern(as_str(as_dict(t).get("key"))), as_str(as_dict(t).get("value")), as_str(as_dict(t).get("effect")))
+            for t in as_list(spec.get("taints"))
         ),
         unschedulable=bool(spec.get("unschedulable")),
         allocatable=alloc,
@@ -655,19 +578,19 @@ def _disruption_mode(spec: dict) -> str:
 
 
 def _topology_keys(spec: dict) -> tuple[str, ...]:
-    return tuple(_str(_d(t).get("key")) for t in _l(_d(spec.get("schedulingConstraints")).get("topology")))
+    return tuple(as_str(as_dict(t).get("key")) for t in as_list(as_dict(spec.get("schedulingConstraints")).get("topology")))
 
 
 def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
     """The fields PodGroup and CompositePodGroup share, in _GROUP_FIELDS order; `count_field` is
     gang.minCount or gang.minGroupCount."""
-    ns, name, uid = _meta(obj, kind, True)
+    ns, name, uid = meta(obj, kind, True)
     what = f"{kind.lower()} {ns}/{name}"
-    md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
-    sp = _d(spec.get("schedulingPolicy"))
+    md, spec = as_dict(obj.get("metadata")), as_dict(obj.get("spec"))
+    sp = as_dict(spec.get("schedulingPolicy"))
     if "gang" in sp:
         policy = "gang"
-        count = _int(_d(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1, INT32)
+        count = as_int(as_dict(sp.get("gang")).get(count_field), f"{what}: spec.schedulingPolicy.gang.{count_field}", 1, INT32)
         if count is None or count < 1:
             raise ObjectError(f"{what}: spec.schedulingPolicy.gang.{count_field}: must be greater than or equal to 1")
     else:
@@ -679,13 +602,13 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
         policy,
         count,
         _disruption_mode(spec),
-        _str(spec.get("parentCompositePodGroupName")) or None,
-        _int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
-        _str(spec.get("priorityClassName")),
-        _str(spec.get("preemptionPolicy")) or None,
+        as_str(spec.get("parentCompositePodGroupName")) or None,
+        as_int(spec.get("priority"), f"{what}: spec.priority", None, INT32),
+        as_str(spec.get("priorityClassName")),
+        as_str(spec.get("preemptionPolicy")) or None,
         _topology_keys(spec),
         parse_time(md.get("creationTimestamp")),
-        _str(_d(spec.get("workloadRef")).get("workloadName")),
+        as_str(as_dict(spec.get("workloadRef")).get("workloadName")),
         # Always set: the API server stores an unset disruptionMode as single (SetObjectDefaults_PodGroup
         # / _CompositePodGroup, v1beta1 and v1alpha3, v1.37.2 and v1.38.0-beta.0), so a file read here is
         # what the scheduler would see. Only model objects built directly (upstream's unit-test table,
@@ -698,7 +621,7 @@ def _group_fields(obj: dict, kind: str, count_field: str) -> tuple:
 def pod_group_from(obj: dict) -> PodGroup:
     # positional, in field order (10k PodGroups at L; see model.positional_constructor)
     f = _group_fields(obj, "PodGroup", "minCount")
-    return _new_pod_group(*f, bool(_l(_d(obj.get("spec")).get("resourceClaims"))), False)
+    return _new_pod_group(*f, bool(as_list(as_dict(obj.get("spec")).get("resourceClaims"))), False)
 
 
 def composite_pod_group_from(obj: dict) -> CompositePodGroup:
@@ -719,33 +642,33 @@ for _cls, _count, _tail in ((PodGroup, "min_count", ("uses_resource_claims", "pr
 
 
 def priority_class_from(obj: dict) -> PriorityClass:
-    _, name, _ = _meta(obj, "PriorityClass", False)
-    v = _int(obj.get("value"), f"priorityclass {name}: value", None, INT32)
+    _, name, _ = meta(obj, "PriorityClass", False)
+    v = as_int(obj.get("value"), f"priorityclass {name}: value", None, INT32)
     if v is None:
         raise ObjectError(f"priorityclass {name}: value is required")
     return PriorityClass(
         name=name,
         value=v,
         global_default=bool(obj.get("globalDefault")),
-        preemption_policy=_str(obj.get("preemptionPolicy")) or "PreemptLowerPriority",
+        preemption_policy=as_str(obj.get("preemptionPolicy")) or "PreemptLowerPriority",
     )
 
 
 def pdb_from(obj: dict) -> PodDisruptionBudget:
-    ns, name, _ = _meta(obj, "PodDisruptionBudget", True)
-    spec, status = _d(obj.get("spec")), _d(obj.get("status"))
+    ns, name, _ = meta(obj, "PodDisruptionBudget", True)
+    spec, status = as_dict(obj.get("spec")), as_dict(obj.get("status"))
     return PodDisruptionBudget(
         namespace=ns,
         name=name,
         selector=label_selector(spec.get("selector")),
-        disruptions_allowed=_int(status.get("disruptionsAllowed"), f"pdb {ns}/{name}: status.disruptionsAllowed", 0) or 0,
-        disrupted_pods=frozenset(_d(status.get("disruptedPods")).keys()),
+        disruptions_allowed=as_int(status.get("disruptionsAllowed"), f"pdb {ns}/{name}: status.disruptionsAllowed", 0) or 0,
+        disrupted_pods=frozenset(as_dict(status.get("disruptedPods")).keys()),
     )
 
 
 def namespace_from(obj: dict) -> Namespace:
-    _, name, _ = _meta(obj, "Namespace", False)
-    return Namespace(name=name, labels=_labels(_d(obj.get("metadata")).get("labels")))
+    _, name, _ = meta(obj, "Namespace", False)
+    return Namespace(name=name, labels=label_map(as_dict(obj.get("metadata")).get("labels")))
 
 
 _CONVERTERS = {
@@ -765,8 +688,6 @@ IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet
 
 
 # The storage kinds (PVC, PV, StorageClass, CSINode) live in their own module.
-from .convert_storage import STORAGE_CONVERTERS, pod_volumes as _pod_volumes  # noqa: E402
-
 _CONVERTERS.update(STORAGE_CONVERTERS)
 
 
@@ -781,7 +702,7 @@ def _check_unique_uids(snap: Snapshot, source: str) -> None:
         other = first.setdefault(p.uid, p)
         if other is not p:
             raise ObjectError(
-                f"{source}pods {other.namespace}/{other.name} and {p.namespace}/{p.name} have the same metadata.uid {_short(p.uid)}"
+                f"{source}pods {other.namespace}/{other.name} and {p.namespace}/{p.name} have the same metadata.uid {short_repr(p.uid)}"
             )
 
 
@@ -813,7 +734,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
             attr, conv = _CONVERTERS[kind] if kind in _CONVERTERS else DRA_CONVERTERS[kind]
             try:
                 m = conv(obj)
-            except _Nameless as e:
+            except Nameless as e:
                 raise ObjectError(f"{source}item {idx}: {e}") from None
             except ObjectError as e:
                 raise ObjectError(f"{source}{e}") from None
@@ -859,8 +780,3 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     check_references(snap)
     return snap
 
-
-# DRA (issue 15) lives in its own module, which reads this one's helpers: imported last.
-from .dra import CONVERTERS as DRA_CONVERTERS  # noqa: E402
-from .dra import LISTED as DRA_LISTED  # noqa: E402
-from .dra import dra_objects, pod_claim_refs, pod_claim_statuses  # noqa: E402

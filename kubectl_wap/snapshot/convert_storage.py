@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..storage import TOPOLOGY_LABELS, CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
-from .convert import _d, _int, _l, _labels, _meta, _node_term, _str
+from .fields import as_dict, as_int, as_list, as_str, label_map, meta, node_term
 
 _intern = sys.intern
 
@@ -27,13 +27,13 @@ def pod_volumes(raw: Any) -> tuple[PodVolume, ...]:
     """The PVC and generic ephemeral entries of pod.spec.volumes, in spec order (the order
     upstream's plugins walk them). Pods of one template share the tuple."""
     out = []
-    for v in _l(raw):
-        v = _d(v)
+    for v in as_list(raw):
+        v = as_dict(v)
         pvc = v.get("persistentVolumeClaim")
         if isinstance(pvc, dict):
-            out.append((_str(v.get("name")), _str(pvc.get("claimName")), False))
+            out.append((as_str(v.get("name")), as_str(pvc.get("claimName")), False))
         elif isinstance(v.get("ephemeral"), dict):
-            out.append((_str(v.get("name")), "", True))
+            out.append((as_str(v.get("name")), "", True))
     if not out:
         return ()
     key = tuple(out)
@@ -44,17 +44,17 @@ def pod_volumes(raw: Any) -> tuple[PodVolume, ...]:
 
 
 def _access_modes(v: Any) -> tuple[str, ...]:
-    return tuple(_str(m) for m in _l(v) if isinstance(m, str))
+    return tuple(as_str(m) for m in as_list(v) if isinstance(m, str))
 
 
 def pvc_from(obj: dict) -> PersistentVolumeClaim:
-    ns, name, _ = _meta(obj, "PersistentVolumeClaim", True)
-    md, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
-    ann = _d(md.get("annotations"))
-    volume_name = _str(spec.get("volumeName"))
+    ns, name, _ = meta(obj, "PersistentVolumeClaim", True)
+    md, spec, status = as_dict(obj.get("metadata")), as_dict(obj.get("spec")), as_dict(obj.get("status"))
+    ann = as_dict(md.get("annotations"))
+    volume_name = as_str(spec.get("volumeName"))
     # GetPersistentVolumeClaimClass: the beta annotation first, then spec.storageClassName.
     sc = ann.get(ANN_BETA_STORAGE_CLASS)
-    sc = _str(sc) if sc is not None else _str(spec.get("storageClassName"))
+    sc = as_str(sc) if sc is not None else as_str(spec.get("storageClassName"))
     return PersistentVolumeClaim(
         namespace=ns,
         name=name,
@@ -62,48 +62,48 @@ def pvc_from(obj: dict) -> PersistentVolumeClaim:
         storage_class=_intern(sc),
         volume_name=volume_name,
         fully_bound=bool(volume_name) and ANN_BIND_COMPLETED in ann,
-        phase=_str(status.get("phase")) or "Pending",
+        phase=as_str(status.get("phase")) or "Pending",
         deleting=bool(md.get("deletionTimestamp")),
-        selected_node=_str(ann.get(ANN_SELECTED_NODE)),
+        selected_node=as_str(ann.get(ANN_SELECTED_NODE)),
     )
 
 
 def pv_from(obj: dict) -> PersistentVolume:
-    _, name, _ = _meta(obj, "PersistentVolume", False)
-    md, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
-    labels = _labels(md.get("labels"))
-    required = _d(_d(spec.get("nodeAffinity")).get("required"))
-    terms = tuple(_node_term(t) for t in _l(required.get("nodeSelectorTerms"))) if required else None
-    csi = _d(spec.get("csi"))
+    _, name, _ = meta(obj, "PersistentVolume", False)
+    md, spec = as_dict(obj.get("metadata")), as_dict(obj.get("spec"))
+    labels = label_map(md.get("labels"))
+    required = as_dict(as_dict(spec.get("nodeAffinity")).get("required"))
+    terms = tuple(node_term(t) for t in as_list(required.get("nodeSelectorTerms"))) if required else None
+    csi = as_dict(spec.get("csi"))
     return PersistentVolume(
         name=name,
         labels={k: labels[k] for k in TOPOLOGY_LABELS if k in labels},
         access_modes=_access_modes(spec.get("accessModes")),
-        storage_class=_str(spec.get("storageClassName")),
+        storage_class=as_str(spec.get("storageClassName")),
         node_affinity=terms,
-        csi_driver=_intern(_str(csi.get("driver"))),
-        csi_handle=_str(csi.get("volumeHandle")),
+        csi_driver=_intern(as_str(csi.get("driver"))),
+        csi_handle=as_str(csi.get("volumeHandle")),
     )
 
 
 def storage_class_from(obj: dict) -> StorageClass:
-    _, name, _ = _meta(obj, "StorageClass", False)
+    _, name, _ = meta(obj, "StorageClass", False)
     mode = obj.get("volumeBindingMode")
-    return StorageClass(name=name, provisioner=_intern(_str(obj.get("provisioner"))),
-                        volume_binding_mode=_str(mode) if mode is not None else None)
+    return StorageClass(name=name, provisioner=_intern(as_str(obj.get("provisioner"))),
+                        volume_binding_mode=as_str(mode) if mode is not None else None)
 
 
 def csi_node_from(obj: dict) -> CSINode:
-    _, name, _ = _meta(obj, "CSINode", False)
+    _, name, _ = meta(obj, "CSINode", False)
     drivers: list[str] = []
     limits: dict[str, int] = {}
-    for d in _l(_d(obj.get("spec")).get("drivers")):
-        d = _d(d)
-        dname = _intern(_str(d.get("name")))
+    for d in as_list(as_dict(obj.get("spec")).get("drivers")):
+        d = as_dict(d)
+        dname = _intern(as_str(d.get("name")))
         drivers.append(dname)
-        count = _d(d.get("allocatable")).get("count")
+        count = as_dict(d.get("allocatable")).get("count")
         if count is not None:
-            limits[dname] = _int(count, f"csinode {name}: driver {dname} allocatable.count", 0, (0, 2**31 - 1)) or 0
+            limits[dname] = as_int(count, f"csinode {name}: driver {dname} allocatable.count", 0, (0, 2**31 - 1)) or 0
     return CSINode(name=name, drivers=tuple(drivers), limits=limits)
 
 

@@ -27,7 +27,7 @@ from ..model_dra import (
     ResourceSlice,
 )
 from ..quantity import QuantityError, parse_quantity
-from .convert import ObjectError, _d, _l, _meta, _node_term, _str
+from .fields import ObjectError, as_dict, as_list, as_str, meta, node_term
 
 API_GROUP = "resource.k8s.io"
 
@@ -43,16 +43,16 @@ def _selectors(raw: Any) -> tuple[str, ...]:
     """selectors[].cel.expression; a selector of another kind (none exist in v1) is kept as an
     expression that our CEL subset refuses, so it is warned about rather than ignored."""
     out = []
-    for s in _l(raw):
-        expr = _d(_d(s).get("cel")).get("expression")
+    for s in as_list(raw):
+        expr = as_dict(as_dict(s).get("cel")).get("expression")
         out.append(expr if isinstance(expr, str) else "<non-CEL selector>")
     return tuple(out)
 
 
 def device_class_from(obj: dict) -> DeviceClass:
-    _, name, _ = _meta(obj, "DeviceClass", False)
-    spec = _d(obj.get("spec"))
-    return DeviceClass(name, _selectors(spec.get("selectors")), _str(spec.get("extendedResourceName")))
+    _, name, _ = meta(obj, "DeviceClass", False)
+    spec = as_dict(obj.get("spec"))
+    return DeviceClass(name, _selectors(spec.get("selectors")), as_str(spec.get("extendedResourceName")))
 
 
 def _qualified(name: str, driver: str) -> str:
@@ -61,41 +61,41 @@ def _qualified(name: str, driver: str) -> str:
 
 
 def _attr_value(v: Any) -> Any:
-    d = _d(v)
+    d = as_dict(v)
     for key in ("int", "bool", "string"):
         if key in d:
             return d[key]
     if "version" in d:
-        return ("version", _str(d["version"]))
+        return ("version", as_str(d["version"]))
     return None
 
 
 def resource_slice_from(obj: dict) -> ResourceSlice:
-    _, name, _ = _meta(obj, "ResourceSlice", False)
-    spec = _d(obj.get("spec"))
-    driver = _str(spec.get("driver"))
-    pool = _str(_d(spec.get("pool")).get("name"))
+    _, name, _ = meta(obj, "ResourceSlice", False)
+    spec = as_dict(obj.get("spec"))
+    driver = as_str(spec.get("driver"))
+    pool = as_str(as_dict(spec.get("pool")).get("name"))
     what = f"resourceslice {name}"
     node_selector = None
     if isinstance(spec.get("nodeSelector"), dict):
-        node_selector = tuple(_node_term(t) for t in _l(_d(spec["nodeSelector"]).get("nodeSelectorTerms")))
-    node_name, all_nodes = _str(spec.get("nodeName")), bool(spec.get("allNodes"))
+        node_selector = tuple(node_term(t) for t in as_list(as_dict(spec["nodeSelector"]).get("nodeSelectorTerms")))
+    node_name, all_nodes = as_str(spec.get("nodeName")), bool(spec.get("allNodes"))
     devices = []
-    for d in _l(spec.get("devices")):
-        d = _d(d)
-        attrs = {_qualified(k, driver): _attr_value(v) for k, v in _d(d.get("attributes")).items()}
-        cap = {_qualified(k, driver): _qty(_d(v).get("value"), f"{what}: capacity {k}") for k, v in _d(d.get("capacity")).items()}
+    for d in as_list(spec.get("devices")):
+        d = as_dict(d)
+        attrs = {_qualified(k, driver): _attr_value(v) for k, v in as_dict(d.get("attributes")).items()}
+        cap = {_qualified(k, driver): _qty(as_dict(v).get("value"), f"{what}: capacity {k}") for k, v in as_dict(d.get("capacity")).items()}
         consumes = tuple(
-            CounterConsumption(_str(_d(c).get("counterSet")),
-                               {k: _qty(_d(v).get("value"), f"{what}: consumesCounters {k}") for k, v in _d(_d(c).get("counters")).items()})
-            for c in _l(d.get("consumesCounters"))
+            CounterConsumption(as_str(as_dict(c).get("counterSet")),
+                               {k: _qty(as_dict(v).get("value"), f"{what}: consumesCounters {k}") for k, v in as_dict(as_dict(c).get("counters")).items()})
+            for c in as_list(d.get("consumesCounters"))
         )
         devices.append(Device(
-            driver, pool, _str(d.get("name")),
+            driver, pool, as_str(d.get("name")),
             # Per-device node fields (partitionable devices) override the slice's.
-            node_name=_str(d.get("nodeName")) or node_name,
+            node_name=as_str(d.get("nodeName")) or node_name,
             all_nodes=bool(d.get("allNodes")) or all_nodes,
-            node_selector=(tuple(_node_term(t) for t in _l(_d(d["nodeSelector"]).get("nodeSelectorTerms")))
+            node_selector=(tuple(node_term(t) for t in as_list(as_dict(d["nodeSelector"]).get("nodeSelectorTerms")))
                            if isinstance(d.get("nodeSelector"), dict) else node_selector),
             attributes={k: v for k, v in attrs.items() if v is not None},
             capacity=cap,
@@ -103,24 +103,24 @@ def resource_slice_from(obj: dict) -> ResourceSlice:
             consumes_counters=consumes,
         ))
     counters = {
-        _str(_d(cs).get("name")): {k: _qty(_d(v).get("value"), f"{what}: sharedCounters {k}") for k, v in _d(_d(cs).get("counters")).items()}
-        for cs in _l(spec.get("sharedCounters"))
+        as_str(as_dict(cs).get("name")): {k: _qty(as_dict(v).get("value"), f"{what}: sharedCounters {k}") for k, v in as_dict(as_dict(cs).get("counters")).items()}
+        for cs in as_list(spec.get("sharedCounters"))
     }
     return ResourceSlice(name, driver, pool, tuple(devices), counters)
 
 
 def claim_spec(spec: Any, what: str) -> ClaimSpec:
     """ResourceClaimSpec -> ClaimSpec (what the allocator reads of it)."""
-    devices = _d(_d(spec).get("devices"))
+    devices = as_dict(as_dict(spec).get("devices"))
     requests, unsupported = [], []
-    for r in _l(devices.get("requests")):
-        r = _d(r)
-        rname = _str(r.get("name"))
+    for r in as_list(devices.get("requests")):
+        r = as_dict(r)
+        rname = as_str(r.get("name"))
         ex = r.get("exactly")
         if not isinstance(ex, dict):
             unsupported.append(f"request {rname}: firstAvailable (prioritized list)" if r.get("firstAvailable") else f"request {rname}: no 'exactly'")
             continue
-        mode = _str(ex.get("allocationMode")) or "ExactCount"
+        mode = as_str(ex.get("allocationMode")) or "ExactCount"
         count = ex.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise ObjectError(f"{what}: request {rname}: count must be a positive integer, got {count!r}")
@@ -128,9 +128,9 @@ def claim_spec(spec: Any, what: str) -> ClaimSpec:
             unsupported.append(f"request {rname}: allocationMode {mode}")
         if ex.get("tolerations"):
             unsupported.append(f"request {rname}: device tolerations")
-        cap = {k: _qty(v, f"{what}: request {rname} capacity {k}") for k, v in _d(_d(ex.get("capacity")).get("requests")).items()}
+        cap = {k: _qty(v, f"{what}: request {rname} capacity {k}") for k, v in as_dict(as_dict(ex.get("capacity")).get("requests")).items()}
         requests.append(DeviceRequest(
-            rname, _str(ex.get("deviceClassName")), count, mode == "All", _selectors(ex.get("selectors")), cap,
+            rname, as_str(ex.get("deviceClassName")), count, mode == "All", _selectors(ex.get("selectors")), cap,
             bool(ex.get("adminAccess")),
         ))
     if devices.get("constraints"):
@@ -139,41 +139,41 @@ def claim_spec(spec: Any, what: str) -> ClaimSpec:
 
 
 def resource_claim_from(obj: dict) -> ResourceClaim:
-    ns, name, uid = _meta(obj, "ResourceClaim", True)
+    ns, name, uid = meta(obj, "ResourceClaim", True)
     what = f"resourceclaim {ns}/{name}"
-    status = _d(obj.get("status"))
+    status = as_dict(obj.get("status"))
     alloc = status.get("allocation")
     allocated = node_selector = None
     if isinstance(alloc, dict):
         allocated = tuple(
-            AllocatedDevice(_str(_d(x).get("request")), _str(_d(x).get("driver")), _str(_d(x).get("pool")), _str(_d(x).get("device")),
-                            {k: _qty(v, f"{what}: consumedCapacity {k}") for k, v in _d(_d(x).get("consumedCapacity")).items()})
-            for x in _l(_d(alloc.get("devices")).get("results"))
+            AllocatedDevice(as_str(as_dict(x).get("request")), as_str(as_dict(x).get("driver")), as_str(as_dict(x).get("pool")), as_str(as_dict(x).get("device")),
+                            {k: _qty(v, f"{what}: consumedCapacity {k}") for k, v in as_dict(as_dict(x).get("consumedCapacity")).items()})
+            for x in as_list(as_dict(alloc.get("devices")).get("results"))
         )
         if isinstance(alloc.get("nodeSelector"), dict):
-            node_selector = tuple(_node_term(t) for t in _l(alloc["nodeSelector"].get("nodeSelectorTerms")))
+            node_selector = tuple(node_term(t) for t in as_list(alloc["nodeSelector"].get("nodeSelectorTerms")))
     reserved = tuple(
-        ConsumerRef(_str(_d(c).get("resource")), _str(_d(c).get("name")), _str(_d(c).get("uid")), _str(_d(c).get("apiGroup")))
-        for c in _l(status.get("reservedFor"))
+        ConsumerRef(as_str(as_dict(c).get("resource")), as_str(as_dict(c).get("name")), as_str(as_dict(c).get("uid")), as_str(as_dict(c).get("apiGroup")))
+        for c in as_list(status.get("reservedFor"))
     )
     return ResourceClaim(ns, name, uid or f"{ns}/{name}", claim_spec(obj.get("spec"), what), allocated, node_selector, reserved)
 
 
 def resource_claim_template_from(obj: dict) -> ResourceClaimTemplate:
-    ns, name, _ = _meta(obj, "ResourceClaimTemplate", True)
-    return ResourceClaimTemplate(ns, name, claim_spec(_d(_d(obj.get("spec")).get("spec")), f"resourceclaimtemplate {ns}/{name}"))
+    ns, name, _ = meta(obj, "ResourceClaimTemplate", True)
+    return ResourceClaimTemplate(ns, name, claim_spec(as_dict(as_dict(obj.get("spec")).get("spec")), f"resourceclaimtemplate {ns}/{name}"))
 
 
 def pod_claim_refs(raw: Any, what: str) -> tuple[PodClaimRef, ...]:
     out = []
-    for c in _l(raw):
-        c = _d(c)
-        out.append(PodClaimRef(_str(c.get("name")), _str(c.get("resourceClaimName")), _str(c.get("resourceClaimTemplateName"))))
+    for c in as_list(raw):
+        c = as_dict(c)
+        out.append(PodClaimRef(as_str(c.get("name")), as_str(c.get("resourceClaimName")), as_str(c.get("resourceClaimTemplateName"))))
     return tuple(out)
 
 
 def pod_claim_statuses(raw: Any) -> tuple[tuple[str, str], ...]:
-    return tuple((_str(_d(c).get("name")), _str(_d(c).get("resourceClaimName"))) for c in _l(raw) if _d(c).get("resourceClaimName"))
+    return tuple((as_str(as_dict(c).get("name")), as_str(as_dict(c).get("resourceClaimName"))) for c in as_list(raw) if as_dict(c).get("resourceClaimName"))
 
 
 # kind -> (DraObjects list attribute, converter)

@@ -5,7 +5,7 @@ checkBoundClaims plus the selected-node fast path for delayed claims.
 
 UPSTREAM-DIFF: an unbound WaitForFirstConsumer claim is assumed to find or get a volume on every
 node (findMatchingVolumes / checkVolumeProvisions, storage capacity and dynamic provisioning are
-not simulated); the analysis says so in a warning (framework/volumes.py `unmodeled`). In-tree PVs
+not simulated); the analysis says so in a warning (framework/volumewarnings.py `unmodeled`). In-tree PVs
 are not translated to CSI (tryTranslatePVToCSI) before the node-affinity check; ephemeral claims
 are not checked for being owned by their pod (ephemeral.VolumeIsForPod).
 """

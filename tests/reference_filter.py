@@ -34,7 +34,7 @@ def node_status(pod: Pod, node: Node, running: list[Pod]) -> Verdict:
     # TaintToleration: the first untolerated NoSchedule / NoExecute taint
     for t in node.taints:
         if t.effect in ("NoSchedule", "NoExecute") and not tolerates_taint(pod.tolerations, t):
-            return (UNRESOLVABLE, (f"node(s) had untolerated taint {{{t.key}: {t.value}}}",), "TaintToleration")
+            return (UNRESOLVABLE, ("node(s) had untolerated taint(s)",), "TaintToleration")  # taint_toleration.go Filter
     # NodeAffinity: nodeSelector AND required terms
     if not node_matches_pod_node_affinity(pod, node):
         return (UNRESOLVABLE, ("node(s) didn't match Pod's node affinity/selector",), "NodeAffinity")

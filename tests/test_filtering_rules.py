@@ -13,7 +13,7 @@ from builders import make_node, make_pod
 from kubectl_wap.framework.filtering import StaticCache, filter_all, filter_node, pre_filter
 from kubectl_wap.framework.nominated import nominator_pods
 from kubectl_wap.framework.schedule_one import Scheduler
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.status import SUCCESS, UNRESOLVABLE, UNSCHEDULABLE
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.snapshot.convert import build_snapshot
@@ -180,6 +180,16 @@ def test_filter_with_nominated_pods(nominated_prio, want, why):
     assert (0 in feasible.tolist()) == (want[0] == "Success"), f"feasible_nodes: got {feasible.tolist()} ({why})"
 
 
-# Note: v1.37.2 TaintToleration.Filter reports "node(s) had untolerated taint(s)" (taint_toleration.go),
-# while filtering.py prints "node(s) had untolerated taint {key: value}" (the wording of older
-# releases); the tests above compare code and plugin only. Reported, not changed here.
+def test_taint_reason_is_upstreams_fixed_text() -> None:
+    """v1.37.2 and v1.38.0-beta.0 TaintToleration.Filter (taint_toleration.go) return the fixed
+    reason "node(s) had untolerated taint(s)", naming no taint, so nodes with different taints are
+    one count in the FitError message (older releases named the taint)."""
+    from kubectl_wap.framework.filtering import ERR_TAINT
+
+    assert ERR_TAINT == "node(s) had untolerated taint(s)"
+    node = make_node("n1").alloc(cpu="4").taint("dedicated", "gpu").obj()
+    snap = build_snapshot([node, make_pod("p").priority(1).req(cpu="1").obj()])
+    state = build_state(snap)
+    pod = next(p for p in snap.pods if p.name == "p")
+    st = Scheduler(state, []).filter_with_nominated(pod, pre_filter(state, pod), 0)
+    assert st.reasons == (ERR_TAINT,), f"got {st.reasons}, want the fixed upstream reason"

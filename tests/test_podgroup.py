@@ -13,7 +13,7 @@ from builders import make_cpg, make_node, make_pod, make_podgroup
 from kubectl_wap.framework.groups import GroupIndex
 from kubectl_wap.framework.podgroup import PodGroupScheduler, placement_feasible
 from kubectl_wap.framework.schedule_one import Scheduler
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.status import SUCCESS, UNSCHEDULABLE, WAIT
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.snapshot.convert import build_snapshot

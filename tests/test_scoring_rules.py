@@ -14,7 +14,7 @@ from builders import make_node, make_pod
 from kubectl_wap.framework.filtering import pre_filter
 from kubectl_wap.framework.scoring import (balanced_allocation, least_allocated, node_affinity, select_host, taint_toleration,
                                            total_scores)
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.snapshot.convert import build_snapshot
 

@@ -10,7 +10,7 @@ import pytest
 from builders import make_cpg, make_node, make_pdb, make_pod, make_podgroup
 
 from kubectl_wap.framework.groups import GroupIndex
-from kubectl_wap.framework.state import build_state
+from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.preemption import candidates
 from kubectl_wap.preemption.units import collect, effective_priority, highest_all_ancestor

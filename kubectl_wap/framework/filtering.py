@@ -25,6 +25,7 @@ from .status import OK, SKIP, SUCCESS, UNRESOLVABLE, Status, unresolvable, unsch
 
 # Reason strings exactly as upstream prints them.
 ERR_UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
+ERR_TAINT = "node(s) had untolerated taint(s)"  # tainttoleration Filter (v1.37.2, v1.38.0-beta.0)
 ERR_NODE_NAME = "node(s) didn't match the requested node name"  # nodename.ErrReason
 ERR_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"  # nodeaffinity.ErrReasonPod
 ERR_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"  # nodeports.ErrReason
@@ -38,13 +39,15 @@ def _static_status(pod: Pod, node: Node) -> Status:
     # node.kubernetes.io/unschedulable:NoSchedule taint.
     if node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
         return unresolvable("NodeUnschedulable", ERR_UNSCHEDULABLE)
-    # TaintToleration.Filter: first untolerated NoSchedule/NoExecute taint
-    # (v1helper.FindMatchingUntoleratedTaint).
+    # TaintToleration.Filter: an untolerated NoSchedule/NoExecute taint
+    # (v1helper.FindMatchingUntoleratedTaint). The reason is v1.37.2's and v1.38.0-beta.0's fixed
+    # text (taint_toleration.go Filter): the taint is no longer named, so nodes with different
+    # taints count as one reason in the FitError message.
     for taint in node.taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
         if not tolerates_taint(pod.tolerations, taint):
-            return unresolvable("TaintToleration", f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
+            return unresolvable("TaintToleration", ERR_TAINT)
     # NodeAffinity.Filter: spec.nodeSelector AND required node affinity.
     if not node_matches_pod_node_affinity(pod, node):
         return unresolvable("NodeAffinity", ERR_NODE_AFFINITY)

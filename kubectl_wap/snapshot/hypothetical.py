@@ -11,8 +11,9 @@ from typing import Any
 
 from ..errors import UserError
 from ..quantity import QuantityError, parse_quantity
+from . import workload_groups, workloads
+from .workloads import CREATED  # the creation time of hypothetical objects (hypothetical.CREATED for importers)
 
-CREATED = "2099-01-01T00:00:00Z"  # newer than anything running: a hypothetical object is the latest
 
 
 @dataclass
@@ -250,8 +251,6 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
     """Objects of a `whatif -f` file -> (raw objects, kind, namespace, name of the preemptor). A
     workload (workloads.py: a Job, Deployment, JobSet, PyTorchJob, RayCluster, ...) stands for the
     pods its controller would create now (`notes` gets a line saying how they were read)."""
-    from . import workload_groups, workloads
-
     objs = [o for o in items if isinstance(o, dict)]
     if not objs:
         raise UserError("the -f file holds no Kubernetes objects")

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import UserError
-from .hypothetical import CREATED
+
+# The creation time of every hypothetical object: newer than anything running, so a hypothetical
+# pod or group is the latest (hypothetical.py re-exports it).
+CREATED = "2099-01-01T00:00:00Z"
 
 MAX_INT32 = 2_147_483_647
 

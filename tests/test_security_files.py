@@ -21,7 +21,7 @@ from kubectl_wap.snapshot.files import load_snapshot, safe_yaml
 from kubectl_wap.snapshot.save import write_snapshot
 
 EVIL = "evil\x1b[2J\r\nforged row\x07\u202egnp.exe"
-MARKUP = "a[/x][bold red]b"
+MARKUP = "a[/x][bold]b"  # no space: a name with one is refused at load (it would split in `-o name | xargs`)
 
 
 def _cli() -> str:
@@ -37,7 +37,9 @@ def _snapshot(tmp_path: Path) -> Path:
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"zone": EVIL}},
             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
     objs: list[dict] = [node]
-    for i, name in enumerate((EVIL, MARKUP)):
+    # A pod *named* EVIL is refused at load (tests/test_names_refused.py); EVIL still reaches the
+    # output through what is not a name: a label value and a reference to a PodGroup.
+    for i, name in enumerate(("evil-0", MARKUP)):
         objs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"u{i}"},
                      "spec": {"nodeName": "n1", "priority": 1, "schedulingGroup": {"podGroupName": EVIL},
                               "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
@@ -69,7 +71,8 @@ def test_names_and_warnings_are_escaped_and_never_markup(tmp_path: Path, args: l
             assert "\x1b" not in stream
     # the shown form of the hostile name, and the markup-looking name printed as it is
     shown = r.stdout + r.stderr
-    assert "evil\\x1b[2J\\r\\nforged row" in shown
+    if args[0] != "rank":  # rank's table shows neither the label nor the missing group's name
+        assert "evil\\x1b[2J\\r\\nforged row" in shown
     assert "\n forged row" not in shown and "\nforged row" not in shown
     if args[0] != "explain":
         assert MARKUP in r.stdout

@@ -44,6 +44,8 @@ from .defaulting import defaulted_resources, defaulted_spec
 from .dra import CONVERTERS as DRA_CONVERTERS, LISTED as DRA_LISTED, dra_objects, pod_claim_refs, pod_claim_statuses
 from .fields import (
     INT32,
+    checked_name,
+    checked_namespace,
     Nameless,
     ObjectError,
     as_dict,
@@ -398,7 +400,8 @@ def pod_from(obj: dict) -> Pod:
         if not name or not ns:
             ns, name, uid = meta(obj, "Pod", True)
         else:
-            ns = _intern(ns)  # repeated 150k times; pod names are unique, interning them buys nothing
+            ns = _intern(checked_namespace(ns, "Pod", checked_name(name, "Pod")))  # as meta() checks (fields.py);
+            # ns is repeated 150k times; pod names are unique, interning them buys nothing
     else:
         ns, name, uid = meta(obj, "Pod", True)
         md = obj["metadata"]  # meta checked that it is a map with a name
@@ -484,6 +487,7 @@ def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
     _, ns, name, uid, _, created, node, phase, started = row
     if type(ns) is not str or not ns or type(name) is not str or not name or type(uid) is not str:
         return None
+    checked_namespace(ns, "Pod", checked_name(name, "Pod"))  # as meta() checks an object's (fields.py)
     if (node is not None and type(node) is not str) or (phase is not None and type(phase) is not str):
         return None
     # API timestamps arrive as integer seconds: parse_time of their string is exactly that float.

@@ -136,7 +136,8 @@ def test_manifest_composite_tree_root():
     ([{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d: spec\.template\.spec \(the pod template\) is required"),
     # recognised by API group and kind: a workload kind without its group is not guessed
     ([{"kind": "Deployment", "metadata": {"name": "d"}}], None, r"Deployment d has no apiVersion \(-f reads Deployment as apps/v1\)"),
-    ([{"kind": 7}], None, "found a int"),
+    ([{"kind": 7}], None, r"found a kind that is not a string \(int\)"),
+    ([{"metadata": {"name": "x"}}], None, "found an object without kind"),  # was "found None"
     ([{"kind": "Pod", "metadata": "x"}], None, "metadata must be a map"),
     ([{"kind": "Pod", "metadata": {}}], None, "a Pod without metadata.name"),
     ([{"kind": "Pod", "metadata": {"name": "p", "namespace": 3}}], None, "metadata.namespace must be a string"),

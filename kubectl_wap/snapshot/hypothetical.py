@@ -275,7 +275,8 @@ def from_manifest(items: list[Any], replicas: int | None, namespace: str | None,
     for o in objs:
         kind = o.get("kind")
         if kind not in ("Pod", "PodGroup", "CompositePodGroup") and not workloads.is_workload(o):
-            shown = repr(kind) if isinstance(kind, str) or kind is None else f"a {type(kind).__name__}"
+            shown = (repr(kind) if isinstance(kind, str) else "an object without kind" if kind is None
+                     else f"a kind that is not a string ({type(kind).__name__})")
             raise UserError(f"the -f file may hold only PodGroups, CompositePodGroups, Pods and the workloads that create pods "
                             f"({workloads.READ}), and the RuntimeClasses and LimitRanges their pods are admitted with, found {shown}")
         # Shape checks before anything indexes into the object (junk must be one clear line).

@@ -55,6 +55,20 @@ def test_avoids_pdb_violation_first():
     assert ans.pdb_violations == 0 and sorted(u.name for u in ans.victims) == ["w1", "w2"]
 
 
+def test_the_highest_victim_priority_is_minimized_before_the_pod_count():
+    """Two nodes: one victim of priority 5 frees n1, two of priority 1 free n2. The levels are
+    minimized from the highest down (pickOneNodeForPreemption's "lowest highest-priority victim"
+    comes before "fewest victims"), so the optimum takes the two low ones and no pod of priority 5."""
+    items = [node("n1", cpu="4"), node("n2", cpu="4"),
+             pod("hi", cpu="3", node_name="n1", priority=5),
+             pod("lo1", cpu="2", node_name="n2", priority=1), pod("lo2", cpu="2", node_name="n2", priority=1),
+             pod("urgent", cpu="3", priority=10)]
+    s = snap(items)
+    ans = optimal_victims(s, analyze(s, "pod", "default", "urgent"))
+    got = sorted(u.name for u in ans.victims)
+    assert ans.status == "optimal" and got == ["lo1", "lo2"], f"got {got}, want ['lo1', 'lo2'] (priority 5 is the costlier level)"
+
+
 def test_no_preemption_is_not_applicable():
     s = load_demo()
     ans = optimal_victims(s, analyze(s, "podgroup", "ml", "small-eval"))

@@ -37,7 +37,9 @@ def _verdicts(node: dict, incoming: dict, running: tuple[dict, ...] = ()) -> tup
     mask, statuses = filter_all(state, static, pod, cycle)
     st_all = statuses.get(0)
     one = (CODE[st.code], st.plugin if not st.ok else "")
-    every = ("Success", "") if bool(mask[0]) else (CODE[st_all.code], st_all.plugin)
+    # a node the mask drops must carry a failing status (a Success there is a vector/per-node split)
+    every = ("Success", "") if bool(mask[0]) else \
+        ("filtered out without a failing status", "") if st_all is None or st_all.ok else (CODE[st_all.code], st_all.plugin)
     return one, every
 
 
@@ -193,3 +195,63 @@ def test_taint_reason_is_upstreams_fixed_text() -> None:
     pod = next(p for p in snap.pods if p.name == "p")
     st = Scheduler(state, []).filter_with_nominated(pod, pre_filter(state, pod), 0)
     assert st.reasons == (ERR_TAINT,), f"got {st.reasons}, want the fixed upstream reason"
+
+
+# ---- NodeResourcesFit.Filter, the amounts (fit.go fitsRequest; fit_test.go testEnoughRequests, on
+# its node of makeResources(10, 20, 32, 5, 20, 5): 10m cpu, 20 bytes of memory, 32 pods, 5 of the
+# extended resource A). A request fits when it is at most what is free (`delta > allocatable -
+# requested` fails), and the failure is UnschedulableAndUnresolvable only when the request exceeds
+# the node's whole allocatable (`Unresolvable: podRequest > allocatable`): then no victim can help.
+EXT_A = "example.com/aaa"
+
+
+@pytest.mark.parametrize("running, incoming, want, reasons, why", [
+    pytest.param({"cpu": "5m", "memory": "19"}, [{"cpu": "5m", "memory": "1"}], ("Success", ""), (),
+                 "5m + 5m = 10m and 19 + 1 = 20: exactly what is free fits",
+                 id="equal edge case"),
+    pytest.param({"cpu": "10m", "memory": "20"}, [{"cpu": "1m", "memory": "1"}], ("Unschedulable", "NodeResourcesFit"),
+                 ("Insufficient cpu", "Insufficient memory"), "nothing is free; cpu before memory in the reasons",
+                 id="too many resources fails"),
+    pytest.param({"cpu": "5m", "memory": "19"}, [{"cpu": "1m", "memory": "2"}], ("Unschedulable", "NodeResourcesFit"),
+                 ("Insufficient memory",), "the cpu fits, 2 bytes of memory do not (1 free)",
+                 id="one resource cpu fits"),
+    pytest.param({EXT_A: "2"}, [{"cpu": "1m", "memory": "1", EXT_A: "3"}, {"cpu": "1m", "memory": "1", EXT_A: "3"}],
+                 ("UnschedulableAndUnresolvable", "NodeResourcesFit"), (f"Insufficient {EXT_A}",),
+                 "two containers ask 3 + 3 = 6 of A, more than the node's 5 in all: no preemption can help",
+                 id="extended resource allocatable enforced for multiple containers"),
+    pytest.param({EXT_A: "2"}, [{"cpu": "1m", "memory": "1", EXT_A: "5"}], ("Unschedulable", "NodeResourcesFit"),
+                 (f"Insufficient {EXT_A}",),
+                 "derived: 5 of A asked, 3 free, 5 allocatable: not above the allocatable, so removing the user helps",
+                 id="a request equal to the whole allocatable is resolvable by preemption"),
+])
+def test_resource_amounts(running: dict, incoming: list[dict], want: tuple, reasons: tuple, why: str) -> None:
+    node = make_node("n1").alloc(pods="32", cpu="10m", memory="20", **{EXT_A: "5"}).obj()
+    run = make_pod("r").priority(0).on("n1", start=T)
+    run.container("c", requests={k: v for k, v in running.items()})
+    pod = make_pod("p").priority(0)
+    for i, req in enumerate(incoming):
+        pod.container(f"c{i}", requests=req)
+    _check(node, pod.obj(), (run.obj(),), want, why)
+    _, state, p = _cluster(node, pod.obj(), (run.obj(),))
+    st = filter_node(state, StaticCache(state), p, pre_filter(state, p), 0)
+    assert tuple(st.reasons) == reasons, f"got {st.reasons}, want {reasons} ({why})"
+
+
+# ---- NodeAffinity.Filter (node_affinity.go Filter: spec.nodeSelector AND the required node affinity;
+# node_affinity_test.go TestNodeAffinity). A mismatch is UnschedulableAndUnresolvable with
+# ErrReasonPod.
+@pytest.mark.parametrize("pod, want, why", [
+    pytest.param(_pod().node_selector(foo="bar").obj(), ("UnschedulableAndUnresolvable", "NodeAffinity"),
+                 "the node has no label foo", id="missing labels"),
+    pytest.param(_pod().node_selector(**{"kubernetes.io/hostname": "n1"}).obj(), ("Success", ""),
+                 "the node carries the selected label", id="same labels"),
+    pytest.param(_pod().node_affinity_in("kubernetes.io/hostname", ["n2", "n3"]).obj(),
+                 ("UnschedulableAndUnresolvable", "NodeAffinity"), "required In over other values",
+                 id="Pod with matchExpressions using In operator that does not match the existing node"),
+    pytest.param(_pod().node_affinity_in("kubernetes.io/hostname", ["n1", "n2"]).obj(), ("Success", ""),
+                 "required In over the node's value", id="Pod with matchExpressions using In operator that matches the existing node"),
+    pytest.param(_pod().node_affinity_in("kubernetes.io/hostname", ["n2"], required=False).obj(), ("Success", ""),
+                 "a preferred term never filters", id="preferred node affinity does not filter"),
+])
+def test_node_affinity(pod: dict, want: tuple, why: str) -> None:
+    _check(make_node("n1").obj(), pod, (), want, why)

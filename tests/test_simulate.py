@@ -191,6 +191,14 @@ def test_job_out_of_retries_is_not_recreated(tmp_path):
     assert [(e.kind, e.pod) for e in sim.events if e.pod == "default/c-0"] == [(R.JOB_FAILED, "default/c-0")]
 
 
+def test_a_job_fails_only_past_its_backoff_limit(tmp_path):
+    """job_controller.go: `exceedsBackoffLimit := jobCtx.failed > *job.Spec.BackoffLimit`: with
+    backoffLimit 1 the first preempted pod is the one failure allowed, so it is recreated."""
+    sim = _sim(_cascade(tmp_path, owner_c=("Job", "c")), job_backoff_limit=1)
+    got = [e.kind for e in sim.events if e.pod == "default/c-0"]
+    assert got == [R.RECREATED], f"got {got}, want [recreated] (1 failure is not more than backoffLimit 1)"
+
+
 def test_no_recreation_when_off(tmp_path):
     sim = _sim(_cascade(tmp_path), recreate_victims=False)
     assert [c.obj.name for c in sim.cycles if c.action == R.PREEMPT] == ["p"]

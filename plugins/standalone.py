@@ -77,9 +77,11 @@ def strip_interpreter(app: Path) -> list[Path]:
     linux): a pyenv libpython3.11 is 22 MB with them, 5.6 MB without. Not PyInstaller's --strip:
     it strips the wheels' auditwheel-repaired libraries too, and numpy's OpenBLAS then fails to load
     ("ELF load command address/offset not page-aligned")."""
-    strip = shutil.which("strip")
-    if not sys.platform.startswith("linux") or strip is None:
+    if not sys.platform.startswith("linux"):
         return []
+    strip = shutil.which("strip")
+    if strip is None:  # a silent skip would only show as a blown size budget later
+        raise SystemExit("standalone: strip (binutils) is needed on linux to drop libpython's debug sections")
     internal = app / "_internal"
     done = sorted([*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so")])
     for p in done:

@@ -330,3 +330,18 @@ def test_readme_release_claim_matches_the_build():
     src = inspect.getsource(build.main)
     assert "if ns.release or ns.update_manifest_from:" in src
     assert "update_manifest" not in inspect.getsource(build.build)
+
+
+def test_readme_install_is_three_commands_that_match_the_manifest(doc):
+    """Issue 32: the README's install section is three commands a macOS/Linux user copies, and
+    the archive they download is the one the manifest names for their platform."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Install as a kubectl plugin"):]
+    block = section[section.index("```sh\n") + 6:]
+    lines = block[:block.index("```")].strip().splitlines()
+    assert len(lines) == 3
+    assert lines[2].startswith("kubectl krew install --manifest=krew-manifest.yaml --archive=kubectl-wap-$p.tar.gz")
+    for o, a in sorted(WANTED - {("windows", "amd64")}):
+        uri = K.platform_for(doc, o, a)["uri"]
+        assert uri.replace(f"{o}-{a}", "$p") in lines[1]
+    assert "not yet" in " ".join(section.split()[:200])  # says what is not published

@@ -1128,10 +1128,31 @@ def completion(shell: Annotated[Optional[Shell], typer.Argument(help="bash, zsh,
     typer.echo(SCRIPTS[shell.value] if shell else KUBECTL_HINT, nl=not shell)
 
 
-@app.command()
-def version() -> None:
-    """Print the kubectl-wap version."""
-    typer.echo(f"kubectl-wap {__version__}")
+class VersionOutput(str, Enum):
+    json = "json"
+    yaml = "yaml"
+
+
+@app.command(epilog=_examples("  kubectl wap version --client\n  kubectl wap version -o json"))
+def version(
+    client: Annotated[bool, typer.Option("--client", help="Accepted as kubectl has it: kubectl-wap never asks a server for its version.")] = False,
+    output: Annotated[Optional[VersionOutput], typer.Option("--output", "-o", help="json or yaml, shaped like kubectl's clientVersion.")] = None,
+) -> None:
+    """Print the kubectl-wap version (-o json|yaml: version, platform, Python and build kind)."""
+    if output is None:
+        typer.echo(f"kubectl-wap {__version__}")
+        return
+    import platform
+
+    major, minor = (__version__.split(".") + ["0"])[:2]
+    machine = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine().lower())
+    _emit({"clientVersion": {
+        "major": major, "minor": minor, "gitVersion": f"v{__version__}",
+        "platform": f"{sys.platform.replace('win32', 'windows')}/{machine}",
+        "pythonVersion": platform.python_version(),
+        # PyInstaller sets sys.frozen: the Krew release archive (plugins/release.py) needs no Python
+        "build": "standalone" if getattr(sys, "frozen", False) else "python",
+    }}, output.value)
 
 
 def _version_flag(value: bool) -> None:

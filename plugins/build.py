@@ -1,13 +1,15 @@
-"""Build the Krew plugin archive(s) for kubectl-wap.
+"""Build kubectl-wap's plugin archives.
 
-    python -m plugins.build                      # host platform -> dist/kubectl-wap-<os>-<arch>.tar.gz
-                                                 #                  + dist/kubectl-wap.tar.gz (a copy)
-    python -m plugins.build --platform all --update-manifest   # release: 4 archives + manifest
+    python -m plugins.build --release            # the Krew release archive of this machine: the standalone
+                                                 # (PyInstaller) build, no Python needed -> dist/kubectl-wap-
+                                                 # <os>-<arch>.tar.gz, its sha256/uri/version in krew-manifest.yaml
+    python -m plugins.build --update-manifest-from dist/   # every release archive in dist/ -> the manifest
+    python -m plugins.build                      # the Python archive of this platform (a zipapp needing
+                                                 # CPython 3.11-3.14): dist/kubectl-wap-<os>-<arch>-python.tar.gz
     python -m plugins.build --write-lock         # re-pin plugins/bundle-lock.txt from this venv
 
-Each archive holds ``kubectl-wap`` (a zipapp: ``#!/usr/bin/env python3`` + zip, needing nothing
-but CPython 3.11-3.14 on the machine) and ``LICENSE``.  See plugins/README.md for the layout and
-why compiled dependencies are bundled once per CPython minor version.
+The release archive is plugins/release.py's; the Python archive holds ``kubectl-wap`` (a sh launcher +
+zipapp) and ``LICENSE``.  See plugins/README.md for both layouts and their sizes.
 """
 
 from __future__ import annotations
@@ -41,10 +43,9 @@ BOOTSTRAP_FILE = ROOT / "plugins" / "_bootstrap.py"
 DEFAULT_RELEASE_URL = (
     "https://github.com/kubectl-wap/kubectl-wap/releases/download/v{version}/{archive}"
 )
-# The zipapp's prefix: a sh launcher (runs the bundled standalone build where there is one and
-# this glibc can run it, else finds a python3), not a bare `#!/usr/bin/env python3`.
+# The zipapp's prefix: a sh launcher (finds a python3 >= 3.11 on PATH, else says what is
+# missing), not a bare `#!/usr/bin/env python3`.
 LAUNCHER_FILE = ROOT / "plugins" / "launcher.sh"
-STANDALONE_DIR = "kubectl-wap-standalone"  # in the archive, next to the zipapp
 ZIP_PREFIX = "_wap/"
 # Fixed timestamps make the archive (and so the manifest's sha256) reproducible.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -80,7 +81,8 @@ class Target:
 
     @property
     def archive_name(self) -> str:
-        return f"{DIST_NAME}-{self.name}.tar.gz"
+        # "-python": the Krew release archive (plugins/release.py) is kubectl-wap-<os>-<arch>.tar.gz
+        return f"{DIST_NAME}-{self.name}-python.tar.gz"
 
 
 def _manylinux(arch: str, newest_glibc_minor: int = 28) -> tuple[str, ...]:
@@ -407,9 +409,10 @@ def build_zipapp(
     return buf.getvalue(), build_id
 
 
-# An archive member: (name, bytes, mode) for a file; (name, None, mode) for a directory;
-# (name, "-> target", 0o777) for a symbolic link (the standalone build has a few).
-Member = tuple[str, "bytes | str | None", int]
+# An archive member: (name, bytes, mode) for a file; (name, None, mode) for a directory. Never a
+# symbolic link: Krew v0.4.3 refuses one ("unable to handle file type 50", internal/download/
+# downloader.go extractTARGZ handles only TypeDir and TypeReg).
+Member = tuple[str, "bytes | None", int]
 
 
 def write_targz(path: Path, members: list[Member]) -> None:
@@ -426,31 +429,12 @@ def write_targz(path: Path, members: list[Member]) -> None:
                     if data is None:
                         ti.type = tarfile.DIRTYPE
                         tar.addfile(ti)
-                    elif isinstance(data, str):
-                        ti.type, ti.linkname = tarfile.SYMTYPE, data.removeprefix("-> ")
-                        tar.addfile(ti)
+                    elif not isinstance(data, bytes):
+                        raise BuildError(f"{name}: only files and directories go into an archive")
                     else:
                         ti.size = len(data)
                         tar.addfile(ti, io.BytesIO(data))
     os.replace(tmp, path)
-
-
-def standalone_members(root: Path) -> list[Member]:
-    """The PyInstaller onedir build (plugins/standalone.py) as archive members under
-    kubectl-wap-standalone/, in a fixed order. Its GLIBC file (the build machine's glibc version)
-    tells the launcher whether this machine can run it."""
-    if not (root / "kubectl-wap").is_file() or not (root / "GLIBC").is_file():
-        raise BuildError(f"{root} is not a standalone build (run python -m plugins.standalone)")
-    out: list[Member] = [(STANDALONE_DIR, None, 0o755)]
-    for p in sorted(root.rglob("*")):
-        name = f"{STANDALONE_DIR}/{p.relative_to(root).as_posix()}"
-        if p.is_symlink():
-            out.append((name, "-> " + os.readlink(p), 0o777))
-        elif p.is_dir():
-            out.append((name, None, 0o755))
-        else:
-            out.append((name, p.read_bytes(), 0o755 if os.access(p, os.X_OK) else 0o644))
-    return out
 
 
 def sha256_file(path: Path) -> str:
@@ -482,11 +466,9 @@ def build_target(
     stub_cli: bool,
     level: int,
     quiet: bool = False,
-    standalone: str | None = None,
 ) -> Built:
     log = (lambda *_: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     target = TARGETS[target_name]
-    extra = standalone_members(Path(standalone)) if standalone else []
     version = project_version()
     trees: dict[str, FileMap] = {}
     for py in pythons:
@@ -505,7 +487,7 @@ def build_target(
     license_text = LICENSE_FILE.read_bytes()
     path = Path(out) / target.archive_name
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_targz(path, [(BIN_NAME, zipapp, 0o755), ("LICENSE", license_text, 0o644), *extra])
+    write_targz(path, [(BIN_NAME, zipapp, 0o755), ("LICENSE", license_text, 0o644)])
     digest = sha256_file(path)
     log(f"[{target.name}] {path} {path.stat().st_size / 1e6:.1f} MB sha256={digest}")
     return Built(
@@ -524,22 +506,15 @@ def build(
     lock: Path = LOCK_FILE,
     stub_cli: bool = False,
     level: int = 6,
-    update_manifest: Path | None = None,
-    release_url: str = DEFAULT_RELEASE_URL,
     jobs: int | None = None,
     quiet: bool = False,
-    standalone: Path | None = None,
 ) -> list[Built]:
     if not LICENSE_FILE.is_file():
         raise BuildError("LICENSE is missing")
-    version = project_version()
+    project_version()  # a version mismatch fails before any download
     cache = cache or default_wheel_cache()
     host = host_target().name
-    if standalone is not None and host not in targets:
-        raise BuildError(f"--standalone is a build of this machine ({host}); it goes into the {host} archive only")
-    args = [(t, tuple(pythons), str(out), str(cache), str(lock), stub_cli, level, quiet,
-             str(standalone) if standalone is not None and t == host else None)
-            for t in targets]
+    args = [(t, tuple(pythons), str(out), str(cache), str(lock), stub_cli, level, quiet) for t in targets]
     jobs = jobs or min(len(targets), os.cpu_count() or 1)
     if jobs > 1 and len(targets) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -548,21 +523,7 @@ def build(
         results = [build_target(*a) for a in args]
     for r in results:
         if r.target == host:
-            shutil.copyfile(r.path, Path(out) / f"{DIST_NAME}.tar.gz")
-    if update_manifest is not None:
-        from plugins.krew_manifest import update_manifest as _update
-
-        _update(
-            update_manifest,
-            version=version,
-            platforms={
-                tuple(r.target.split("-")): (
-                    release_url.format(version=version, archive=TARGETS[r.target].archive_name),
-                    r.sha256,
-                )
-                for r in results
-            },
-        )
+            shutil.copyfile(r.path, Path(out) / f"{DIST_NAME}-python.tar.gz")
     return results
 
 
@@ -579,8 +540,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lock", type=Path, default=LOCK_FILE)
     ap.add_argument("--write-lock", action="store_true",
                     help="re-pin the lock from this environment and exit")
-    ap.add_argument("--update-manifest", action="store_true",
-                    help="write the archives' uri and sha256 into the Krew manifest")
+    ap.add_argument("--release", action="store_true",
+                    help="build this machine's Krew release archive (standalone, no Python needed) and "
+                         "write its sha256, uri and version into the manifest")
+    ap.add_argument("--from-build", type=Path, default=None,
+                    help="with --release: pack this one-folder build instead of running PyInstaller")
+    ap.add_argument("--update-manifest-from", type=Path, default=None, metavar="DIR",
+                    help="write the sha256 and uri of every release archive in DIR into the manifest")
     ap.add_argument("--manifest", type=Path, default=MANIFEST_FILE)
     ap.add_argument("--release-url", default=os.environ.get("KUBECTL_WAP_RELEASE_URL",
                                                             DEFAULT_RELEASE_URL),
@@ -589,13 +555,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="bundle a placeholder CLI if kubectl_wap/cli.py does not exist")
     ap.add_argument("--compresslevel", type=int, default=6)
     ap.add_argument("-j", "--jobs", type=int, default=None)
-    ap.add_argument("--standalone", type=Path, default=None,
-                    help="a standalone build of this machine (python -m plugins.standalone: dist/standalone/"
-                         "kubectl-wap) to ship next to the zipapp in this machine's archive")
     ap.add_argument("-q", "--quiet", action="store_true")
     ns = ap.parse_args(argv)
 
     try:
+        if ns.release or ns.update_manifest_from:
+            from plugins import release as R
+
+            if ns.release:
+                found = [R.release(ns.out, ns.manifest, from_build=ns.from_build, release_url=ns.release_url)]
+            else:
+                found = R.update_manifest_from(ns.update_manifest_from, ns.manifest, ns.release_url)
+            for r in found:
+                print(R.describe(r))
+            return 0
         if ns.write_lock:
             for line in write_lock(ns.lock):
                 print(line)
@@ -612,9 +585,7 @@ def main(argv: list[str] | None = None) -> int:
         pythons = tuple(p.strip() for p in ns.python.split(",") if p.strip())
         results = build(
             targets, pythons=pythons, out=ns.out, cache=ns.wheel_cache, lock=ns.lock,
-            stub_cli=ns.stub_cli, level=ns.compresslevel,
-            update_manifest=ns.manifest if ns.update_manifest else None,
-            release_url=ns.release_url, jobs=ns.jobs, quiet=ns.quiet, standalone=ns.standalone,
+            stub_cli=ns.stub_cli, level=ns.compresslevel, jobs=ns.jobs, quiet=ns.quiet,
         )
     except BuildError as exc:
         print(f"build: {exc}", file=sys.stderr)

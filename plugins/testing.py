@@ -1,4 +1,5 @@
-"""Helpers shared by tests/test_plugin_archive.py and tests/test_kubectl_integration.py.
+"""Helpers shared by tests/test_plugin_archive.py and tests/test_kubectl_integration.py (the Python
+archive; the Krew release archive is tests/test_release_archive.py's).
 
 The archive is built once per pytest process (host platform only, all bundled CPython ABIs) and
 reused by both test modules; pip's downloads are cached across runs in the build's wheel cache.
@@ -23,10 +24,8 @@ _BUILT: "BuiltForTests | None" = None
 
 @dataclass
 class BuiltForTests:
-    archive: Path  # dist/kubectl-wap-<os>-<arch>.tar.gz (host)
-    host_archive: Path  # dist/kubectl-wap.tar.gz
-    manifest: Path  # copy of krew-manifest.yaml updated by the build
-    original_manifest_text: str
+    archive: Path  # dist/kubectl-wap-<os>-<arch>-python.tar.gz (host)
+    host_archive: Path  # dist/kubectl-wap-python.tar.gz
     result: B.Built
     stub_cli: bool
     workdir: Path
@@ -52,19 +51,14 @@ def built_archive(workdir: Path) -> BuiltForTests:
     if _BUILT is not None:
         return _BUILT
     workdir.mkdir(parents=True, exist_ok=True)
-    manifest = workdir / "krew-manifest.yaml"
-    original = B.MANIFEST_FILE.read_text(encoding="utf-8")
-    manifest.write_text(original, encoding="utf-8")
     stub = not real_cli_exists()
     out = workdir / "dist"
     started = time.time()
-    results = B.build(
-        [B.host_target().name], out=out, stub_cli=stub, update_manifest=manifest, quiet=True
-    )
+    results = B.build([B.host_target().name], out=out, stub_cli=stub, quiet=True)
     (result,) = results
     _BUILT = BuiltForTests(
-        archive=Path(result.path), host_archive=out / f"{B.DIST_NAME}.tar.gz",
-        manifest=manifest, original_manifest_text=original, result=result, stub_cli=stub,
+        archive=Path(result.path), host_archive=out / f"{B.DIST_NAME}-python.tar.gz",
+        result=result, stub_cli=stub,
         workdir=workdir, started=started,
     )
     return _BUILT

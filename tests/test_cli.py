@@ -149,6 +149,22 @@ def test_completion_and_version():
     assert v.exit_code == 0 and v.stdout.strip() == f"kubectl-wap {__version__}"
 
 
+def test_version_client_and_output_as_kubectl_has_them():
+    """`version --client` and `-o json|yaml` (issue 32): kubectl's clientVersion shape; --client is
+    accepted (we never ask a server), an unknown -o is a usage error (exit 2)."""
+    import yaml
+
+    assert invoke("version", "--client").stdout.strip() == f"kubectl-wap {__version__}"
+    j = invoke("version", "--client", "-o", "json")
+    assert j.exit_code == 0
+    cv = json.loads(j.stdout)["clientVersion"]
+    assert cv["gitVersion"] == f"v{__version__}"
+    assert [cv["major"], cv["minor"]] == __version__.split(".")[:2]
+    assert cv["build"] == "python" and cv["platform"].count("/") == 1
+    assert yaml.safe_load(invoke("version", "-o", "yaml").stdout) == {"clientVersion": cv}
+    assert invoke("version", "-o", "xml").exit_code == 2
+
+
 # ---- hypothetical preemptors ------------------------------------------------------------------------
 
 def test_hypothetical_flags():

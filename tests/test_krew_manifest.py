@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
 from plugins import krew_manifest as K  # noqa: E402
 
 MANIFEST = ROOT / "krew-manifest.yaml"
-WANTED = {("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64")}
+WANTED = {("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64"), ("windows", "amd64")}
 
 
 def _version() -> str:
@@ -66,10 +66,16 @@ def test_texts(doc):
     assert "read-only" in spec["description"]
 
 
-def test_caveats_state_python_and_exact_rbac(doc):
+def test_caveats_state_what_the_archives_need_and_exact_rbac(doc):
+    """The release archives are the standalone build (plugins/release.py): no Python; linux needs
+    the release container's glibc (.github/workflows/release.yml builds in python:3.12-slim-bullseye,
+    glibc 2.31)."""
     caveats = spec_caveats = doc["spec"]["caveats"]
-    assert re.search(r"python3 >= 3\.11", caveats)
     flat = " ".join(spec_caveats.split())
+    assert "no Python is needed" in flat and "python3 >=" not in flat
+    assert "glibc >= 2.31" in flat
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    assert "python:3.12-slim-bullseye" in workflow  # Debian 11: glibc 2.31
     assert "get and list" in flat
     lines = caveats.splitlines()
     at = next(i for i, ln in enumerate(lines) if ln.rstrip().endswith("get and list on:"))
@@ -110,32 +116,28 @@ def test_caveats_rbac_agrees_with_deploy_rbac(doc):
 
 def test_platforms_cover_linux_and_darwin_on_amd64_and_arm64_once(doc):
     plats = doc["spec"]["platforms"]
-    assert len(plats) == 4
+    assert len(plats) == 5
     for o, a in K.SUPPORTED_PLATFORMS:
         hits = [p for p in plats if K.selector_matches(p["selector"], o, a)]
         assert len(hits) == (1 if (o, a) in WANTED else 0), (o, a)
 
 
 def test_platform_entries(doc):
+    """Each platform installs the one-folder build: the binary, _internal/ beside it (a directory:
+    Krew moves it whole, internal/installation/move.go getDirectMove), LICENSE and, off Windows,
+    the completion script."""
     version = _version()
     for o, a in sorted(WANTED):
         p = K.platform_for(doc, o, a)
+        ext = "zip" if o == "windows" else "tar.gz"
         assert p["uri"].startswith("https://")
-        assert p["uri"].endswith(f"/v{version}/kubectl-wap-{o}-{a}.tar.gz")
+        assert p["uri"].endswith(f"/v{version}/kubectl-wap-{o}-{a}.{ext}")
         assert isinstance(p["sha256"], str) and K.SHA256_RE.match(p["sha256"])
-        assert p["bin"] == "kubectl-wap"
-        froms = {f["from"] for f in p["files"]}
-        if (o, a) == ("linux", "amd64"):
-            # the launcher + zipapp and the standalone build (plugins/build.py --standalone)
-            assert froms == {"kubectl-wap*", "LICENSE"}
-            members = ["kubectl-wap", "LICENSE", "kubectl-wap-standalone", "kubectl-wap-standalone/kubectl-wap"]
-            assert set(K.installed_paths(p["files"], members)) == {"kubectl-wap", "LICENSE", "kubectl-wap-standalone"}
-            # an archive without the standalone build still installs (the glob matches the launcher)
-            assert set(K.installed_paths(p["files"], ["kubectl-wap", "LICENSE"])) == {"kubectl-wap", "LICENSE"}
-        else:
-            assert froms == {"kubectl-wap", "LICENSE"}
-        installed = K.installed_paths(p["files"], ["kubectl-wap", "LICENSE"])
-        assert p["bin"] in installed
+        exe = "kubectl-wap.exe" if o == "windows" else "kubectl-wap"
+        assert p["bin"] == exe
+        members = [exe, "_internal", "LICENSE"] + ([] if o == "windows" else ["kubectl_complete-wap"])
+        installed = K.installed_paths(p["files"], members)
+        assert sorted(installed) == sorted(members)
         assert any(n.lower() in K.LICENSE_FILES for n in installed)
 
 
@@ -304,7 +306,7 @@ def test_update_manifest_refuses_an_unknown_platform(tmp_path):
     target.write_text(MANIFEST.read_text())
     with pytest.raises(ValueError):
         K.update_manifest(target, version=_version(),
-                          platforms={("windows", "amd64"): ("https://x/y.zip", "c" * 64)})
+                          platforms={("linux", "ppc64le"): ("https://x/y.tar.gz", "c" * 64)})
     assert target.read_text() == MANIFEST.read_text()
 
 
@@ -316,16 +318,30 @@ def test_long_lines_are_warned_about(doc):
     assert warnings == ["line length in `caveats` exceeds 80 characters"]
 
 
-def test_readme_sha256_claim_matches_the_build():
-    """Issue 16: the README's claim about the manifest's sha256 is what plugins.build does: the
-    manifest is rewritten only with --update-manifest (a plain build leaves it alone)."""
+def test_readme_release_claim_matches_the_build():
+    """The README's claim about the manifest's sha256 is what plugins.build does: only --release
+    (this machine's archive) and --update-manifest-from (every archive in a directory) write it."""
     import inspect
 
     from plugins import build
 
     readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
-    assert "and leaves `krew-manifest.yaml` alone" in readme
-    assert "`python -m plugins.build --platform all --update-manifest` builds the four archives and writes their sha256" in readme
+    assert "`python -m plugins.build --release` builds this machine's release archive" in readme
     src = inspect.getsource(build.main)
-    assert '"--update-manifest", action="store_true"' in src
-    assert "update_manifest=ns.manifest if ns.update_manifest else None" in src
+    assert "if ns.release or ns.update_manifest_from:" in src
+    assert "update_manifest" not in inspect.getsource(build.build)
+
+
+def test_readme_install_is_three_commands_that_match_the_manifest(doc):
+    """Issue 32: the README's install section is three commands a macOS/Linux user copies, and
+    the archive they download is the one the manifest names for their platform."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Install as a kubectl plugin"):]
+    block = section[section.index("```sh\n") + 6:]
+    lines = block[:block.index("```")].strip().splitlines()
+    assert len(lines) == 3
+    assert lines[2].startswith("kubectl krew install --manifest=krew-manifest.yaml --archive=kubectl-wap-$p.tar.gz")
+    for o, a in sorted(WANTED - {("windows", "amd64")}):
+        uri = K.platform_for(doc, o, a)["uri"]
+        assert uri.replace(f"{o}-{a}", "$p") in lines[1]
+    assert "not yet" in " ".join(section.split()[:200])  # says what is not published

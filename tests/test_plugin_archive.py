@@ -1,13 +1,13 @@
-"""The Krew plugin archive: `python -m plugins.build` -> dist/kubectl-wap-<os>-<arch>.tar.gz.
+"""The Python archive: `python -m plugins.build` -> dist/kubectl-wap-<os>-<arch>-python.tar.gz (a
+zipapp needing CPython 3.11+; the Krew release archive is tests/test_release_archive.py's).
 
 Builds the host platform's archive once per session (all bundled CPython ABIs; wheels come from
-the build's pip cache after the first run), then checks its contents, the manifest update, and
-that `kubectl-wap --help` runs on bare interpreters of several CPython minor versions.
+the build's pip cache after the first run), then checks its contents and that `kubectl-wap --help`
+runs on bare interpreters of several CPython minor versions.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -20,14 +20,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from plugins import build as B  # noqa: E402
-from plugins import krew_manifest as K  # noqa: E402
 from plugins import testing as T  # noqa: E402
 
 ABIS = ["cp" + v.replace(".", "") for v in B.DEFAULT_PYTHONS]
@@ -100,7 +98,7 @@ def test_tarball_holds_exactly_the_executable_and_license(built, members):
     assert lic == (ROOT / "LICENSE").read_bytes()
     assert b"Apache License" in lic and b"Version 2.0, January 2004" in lic
     assert b"END OF TERMS AND CONDITIONS" in lic  # the full text, not a notice
-    assert built.archive.name == f"kubectl-wap-{HOST.name}.tar.gz"
+    assert built.archive.name == f"kubectl-wap-{HOST.name}-python.tar.gz"
     assert built.host_archive.read_bytes() == built.archive.read_bytes()
 
 
@@ -176,38 +174,9 @@ def test_archive_size_is_reasonable(built):
     assert 10e6 < size < 90e6, size
 
 
-# ---------------------------------------------------------------------------------------------
-# manifest in step with the archive
-
-
-def test_manifest_sha256_and_uri_follow_the_build(built):
-    doc = K.load(built.manifest)
-    assert K.validate(doc, "wap") == []
-    version = B.project_version()
-    assert doc["spec"]["version"] == f"v{version}"
-    plat = K.platform_for(doc, HOST.os, HOST.arch)
-    digest = hashlib.sha256(built.archive.read_bytes()).hexdigest()
-    assert plat["sha256"] == digest == built.result.sha256
-    assert plat["uri"].endswith(f"/v{version}/kubectl-wap-{HOST.name}.tar.gz")
-    # everything but the host platform's uri/sha256 lines is left as it was
-    before = built.original_manifest_text.splitlines()
-    after = built.manifest.read_text().splitlines()
-    assert len(before) == len(after)
-    changed = [(a, b) for a, b in zip(before, after) if a != b]
-    assert all(re.match(r"^\s*(uri|sha256):", b) for _, b in changed), changed
-    other = [p for p in doc["spec"]["platforms"] if p is not plat]
-    orig = yaml.safe_load(built.original_manifest_text)["spec"]["platforms"]
-    assert [p for p in orig if not K.selector_matches(p["selector"], HOST.os, HOST.arch)] == other
-
-
-def _edited_since(t):
-    return [p for p in (ROOT / "kubectl_wap").rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and p.stat().st_mtime >= t]
-
-
 def test_zipapp_and_tarball_are_reproducible(tmp_path):
-    """Same inputs -> same bytes, whatever order files were collected in (so the manifest's
-    sha256 only moves when sources or the lock do). Checked on a small synthetic bundle; a
+    """Same inputs -> same bytes, whatever order files were collected in (so an archive's sha256
+    only moves when sources or the lock do). Checked on a small synthetic bundle; a
     full second build of the real one costs ~15 s and checks the same code paths."""
     common = {"kubectl_wap/__init__.py": (b"__version__ = '0.1.0'\n", 0o644),
               "a/b.py": (b"x = 1\n" * 100, 0o644)}
@@ -395,15 +364,3 @@ def test_completion_entry_point_via_symlink_name(exe, tmp_path, shared_cache):
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "podgroup" in proc.stdout.split()
-
-
-def test_standalone_entry_dispatches_on_its_name():
-    """The PyInstaller binary (plugins/standalone.py) is one executable under two names."""
-    from kubectl_wap.cli import complete_main, main
-    from plugins.standalone import pyinstaller_args
-    from plugins.standalone_entry import pick
-
-    assert pick("/usr/local/bin/kubectl_complete-wap") is complete_main
-    assert pick("kubectl-wap") is main
-    args = pyinstaller_args(Path("/o"), Path("/w"))
-    assert "--onedir" in args and "kubectl_wap" in args and args[-1].endswith("standalone_entry.py")

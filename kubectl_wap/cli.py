@@ -1079,32 +1079,53 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
                    node_templates: str | None = None, compare_versions: str | None = None, color: Color = Color.never) -> tuple[dict, bool]:
     """pending's answer (the command and the MCP tool): (the PendingReport, False), or with
     compare_versions (the version comparison, True)."""
-    from .diagnose.pending import ScaleUp, triage
+    from .diagnose.pending import triage
     from .report.diagnose import pending_document
     from .report.profileinfo import profile_fields
 
     versions = _compare_versions(compare_versions, src.scheduler_version, src.feature_gates)
     _early_gates(src.feature_gates, src.scheduler_version)
-    from .snapshot.evidence import claim_blockers
-    from .snapshot.source import build
-
     ns = None if all_namespaces else (src.namespace or _default_namespace(src))
-    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, pvcs=True)
-    claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
-    snap = build(header, items)
+    snap, claims = _pending_state(src, color)
     if versions:
         return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-    su = None
-    if scale_up:
-        from .autoscale.templates import infer_templates, load_templates
-
-        su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
-    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
+    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
     t.warnings.extend(snap.warnings)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))
     return doc, False
+
+
+def _pending_state(src: Source, color: Color) -> tuple[Any, Any]:
+    """The model and the claims' blockers (PVCs read too) that pending and metrics triage."""
+    from .snapshot.evidence import claim_blockers
+    from .snapshot.source import build
+
+    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, pvcs=True)
+    claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+    return build(header, items), claims
+
+
+def _scale_up(snap: Any, scale_up: bool, node_templates: str | None) -> Any:
+    if not scale_up:
+        return None
+    from .autoscale.templates import infer_templates, load_templates
+    from .diagnose.pending import ScaleUp
+
+    return ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
+
+
+def metrics_report(src: Source, scale_up: bool = False, node_templates: str | None = None, color: Color = Color.never) -> tuple[str, list[str]]:
+    """metrics' answer: (the Prometheus text of the cluster's preemption outlook, warnings)."""
+    from .diagnose.outlook import outlook
+    from .report.metrics import outlook_text
+
+    _early_gates(src.feature_gates, src.scheduler_version)
+    snap, claims = _pending_state(src, color)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    o = outlook(snap, gates, _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    return outlook_text(o), list(dict.fromkeys(list(snap.warnings) + o.warnings))
 
 
 def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[Any]:
@@ -1204,6 +1225,61 @@ def forensics_report(kind: str, name: str, src: Source, color: Color = Color.nev
     doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
     doc.update(profile_fields(gates))
     return doc
+
+
+@app.command(epilog=_examples(
+    "  # The preemption outlook of the current cluster, in the Prometheus text format\n  kubectl wap metrics",
+    "  # For node-exporter's textfile collector (written atomically), e.g. from a CronJob\n"
+    "  kubectl wap metrics --snapshot prod.json.gz --output-file /var/lib/node_exporter/wap.prom",
+    "  # Serve it on 127.0.0.1:9108/metrics, re-listing the cluster every 5 minutes\n  kubectl wap metrics --serve :9108 --interval 300",
+))
+def metrics(
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None, request_timeout: TimeoutOpt = 30.0,
+    output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
+    serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
+    interval: Annotated[float, typer.Option("--interval", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    color: ColorOpt = Color.auto, debug: DebugOpt = False,
+) -> None:
+    """Preemption-risk metrics in the Prometheus text format: the outlook of every pending pod and group (would
+    preemption help, how many victims) and the risk of every running unit (its place in the order preemption gives
+    units up to the highest pending priority, and which pending objects would take it). Metric names: README."""
+
+    def run() -> None:
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, feature_gates=feature_gates,
+                     scheduler_version=scheduler_version, request_timeout=request_timeout)
+        src.check()
+        if serve and output_file:
+            raise UserError("--serve and --output-file: give one of them")
+        if not interval > 0:
+            raise UserError(f"--interval must be a positive number of seconds, not {interval:g}")
+        from .metricsserve import MetricsServer, parse_bind, write_atomic
+        from .report.escape import printable
+
+        def say(line: str) -> None:
+            typer.echo(printable(scrub(line)), err=True)
+
+        if serve:
+            host, port = parse_bind(serve)
+            gc.enable()  # a long-lived server: the one-shot commands' collector switch (_main) does not fit it
+
+            def collect() -> str:
+                text, _ = metrics_report(src, scale_up, node_templates, Color.never)
+                return text
+
+            MetricsServer(collect, host, port, interval, say).run()
+            return
+        text, warnings = metrics_report(src, scale_up, node_templates, color)
+        if output_file:
+            write_atomic(output_file, text)
+        else:
+            sys.stdout.write(text)
+        for w in warnings:
+            say(f"Warning: {w}")
+
+    _guard(debug, run)
 
 
 @app.command(epilog=_examples("  # Claude Code: register it for this project\n  claude mcp add kubectl-wap -- kubectl wap mcp",

@@ -22,7 +22,8 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--all-namespaces", "--priority", "--redact", "--output-file",
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
                "--job-backoff-limit", "--storm-limit",  # simulate
-               "--fail-if"]  # whatif
+               "--fail-if",  # whatif
+               "--serve", "--interval", "--scale-up", "--no-scale-up"]  # metrics
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default

@@ -117,3 +117,16 @@ def test_the_gate_step_reports_a_usage_error_as_such(tmp_path: Path):
     r, out, _ = run_gate(tmp_path, target="podgroup/job-1", namespace="ml", **{"fail-if": "victms > 0"})
     assert r.returncode == 2 and out == {}
     assert "::error title=kubectl-wap::error: invalid --fail-if" in r.stdout
+
+
+def test_the_actions_scripts_pass_shellcheck(tmp_path: Path):
+    # actionlint runs shellcheck on a workflow's scripts, not on a composite action's: we do it here
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed (Debian: apt-get install shellcheck)")
+    action = yaml.safe_load(ACTION.read_text())
+    for i, step in enumerate(s for s in action["runs"]["steps"] if "run" in s):
+        f = tmp_path / f"step{i}.sh"
+        f.write_text(step["run"])
+        r = subprocess.run([shellcheck, "-s", "bash", str(f)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, f"{step.get('name')}: {r.stdout}"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.report.gate import FIELDS, gate_reason, parse_predicate
+from kubectl_wap.report.gate import FIELDS, fields_doc, gate_reason, parse_predicate
 
 BIN = Path(sys.executable).parent
 WAP = str(BIN / "kubectl-wap") if (BIN / "kubectl-wap").exists() else shutil.which("kubectl-wap")
@@ -151,3 +151,10 @@ def test_a_malformed_gate_is_one_line_exit_2_before_reading_anything():
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: invalid --fail-if"), r.stderr
     assert "nonexistent" not in r.stderr  # refused before the snapshot is opened
+
+
+def test_the_readme_documents_every_field():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("### The CI gate", 1)[1].split("\n### ", 1)[0]
+    for name, typ, meaning in fields_doc():
+        assert f"| `{name}` | {typ} | {meaning} |" in section, name

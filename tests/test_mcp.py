@@ -158,3 +158,14 @@ def test_without_the_extra_the_command_is_one_line_naming_the_pip_command():
     assert r.returncode == 2
     assert r.stderr.strip() == "error: the MCP server needs the mcp extra: pip install 'kubectl-wap[mcp]'"
     assert r.stdout == ""
+
+
+def test_the_readmes_client_configurations_are_valid_json():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("### AI assistants", 1)[1].split("\n### ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```json\n")[1:]]
+    assert len(blocks) == 2
+    for b in blocks:
+        servers = json.loads(b)
+        entry = (servers.get("mcpServers") or servers["servers"])["kubectl-wap"]
+        assert entry["command"] == "kubectl-wap" and entry["args"] == ["mcp"]

@@ -1248,43 +1248,23 @@ def metrics(
     units up to the highest pending priority, and which pending objects would take it). Metric names: README."""
 
     def run() -> None:
+        from .metricsserve import run_metrics
+        from .report.escape import printable
+
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, feature_gates=feature_gates,
                      scheduler_version=scheduler_version, request_timeout=request_timeout)
         src.check()
-        if serve and output_file:
-            raise UserError("--serve and --output-file: give one of them")
-        if not interval > 0:
-            raise UserError(f"--interval must be a positive number of seconds, not {interval:g}")
-        from .metricsserve import MetricsServer, parse_bind, write_atomic
-        from .report.escape import printable
-
-        def say(line: str) -> None:
-            typer.echo(printable(scrub(line)), err=True)
-
         if serve:
-            host, port = parse_bind(serve)
             gc.enable()  # a long-lived server: the one-shot commands' collector switch (_main) does not fit it
-
-            def collect() -> str:
-                text, _ = metrics_report(src, scale_up, node_templates, Color.never)
-                return text
-
-            MetricsServer(collect, host, port, interval, say).run()
-            return
-        text, warnings = metrics_report(src, scale_up, node_templates, color)
-        if output_file:
-            write_atomic(output_file, text)
-        else:
-            sys.stdout.write(text)
-        for w in warnings:
-            say(f"Warning: {w}")
+        run_metrics(lambda quiet: metrics_report(src, scale_up, node_templates, Color.never if quiet else color),
+                    output_file, serve, interval, say=lambda line: typer.echo(printable(scrub(line)), err=True), out=sys.stdout)
 
     _guard(debug, run)
 
 
-@app.command(epilog=_examples("  # Claude Code: register it for this project\n  claude mcp add kubectl-wap -- kubectl wap mcp",
+@app.command(epilog=_examples("  # Claude Code: register it (README: Claude Desktop, Cursor, VS Code)\n  claude mcp add kubectl-wap -- kubectl-wap mcp",
                               "  # Any client's mcp.json / claude_desktop_config.json\n"
-                              "  {\"mcpServers\": {\"kubectl-wap\": {\"command\": \"kubectl\", \"args\": [\"wap\", \"mcp\"]}}}"))
+                              "  {\"mcpServers\": {\"kubectl-wap\": {\"command\": \"kubectl-wap\", \"args\": [\"mcp\"]}}}"))
 def mcp(debug: DebugOpt = False) -> None:
     """Serve the analyses to AI assistants: a Model Context Protocol server over stdio (tools whatif, explain, pending,
     why_preempted, simulate, rank, diff; the demo and the report schemas as resources). Read-only. Needs the mcp extra:

@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from typing import Callable, TextIO
 
 from .errors import UserError
 from .report.metrics import refresh_text
@@ -155,3 +155,24 @@ class MetricsServer:
             for s, h in old.items():
                 signal.signal(s, h)
             self.say("stopped")
+
+
+def run_metrics(collect: Callable[[bool], tuple[str, list[str]]], output_file: str | None, serve: str | None, interval: float,
+                say: Callable[[str], None], out: TextIO) -> None:
+    """The metrics command after its options: `collect(quiet)` gives (text, warnings); quiet is
+    True for the server's refreshes (no progress display)."""
+    if serve and output_file:
+        raise UserError("--serve and --output-file: give one of them")
+    if not interval > 0:
+        raise UserError(f"--interval must be a positive number of seconds, not {interval:g}")
+    if serve:
+        host, port = parse_bind(serve)
+        MetricsServer(lambda: collect(True)[0], host, port, interval, say).run()
+        return
+    text, warnings = collect(False)
+    if output_file:
+        write_atomic(output_file, text)
+    else:
+        out.write(text)
+    for w in warnings:
+        say(f"Warning: {w}")

@@ -1116,7 +1116,8 @@ def _scale_up(snap: Any, scale_up: bool, node_templates: str | None) -> Any:
     return ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
 
 
-def metrics_report(src: Source, scale_up: bool = False, node_templates: str | None = None, color: Color = Color.never) -> tuple[str, list[str]]:
+def metrics_report(src: Source, scale_up: bool = False, node_templates: str | None = None, color: Color = Color.never,
+                   top_units: int | None = None) -> tuple[str, list[str]]:
     """metrics' answer: (the Prometheus text of the cluster's preemption outlook, warnings)."""
     from .diagnose.outlook import outlook
     from .report.metrics import outlook_text
@@ -1125,7 +1126,7 @@ def metrics_report(src: Source, scale_up: bool = False, node_templates: str | No
     snap, claims = _pending_state(src, color)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     o = outlook(snap, gates, _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
-    return outlook_text(o), list(dict.fromkeys(list(snap.warnings) + o.warnings))
+    return outlook_text(o, top_units), list(dict.fromkeys(list(snap.warnings) + o.warnings))
 
 
 def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[Any]:
@@ -1239,6 +1240,7 @@ def metrics(
     output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
     serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
     interval: Annotated[float, typer.Option("--interval", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
+    top_units: Annotated[Optional[int], typer.Option("--top-units", help="Per-unit series only for the N units most at risk and those a pending object would take (default: every running unit).")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
     color: ColorOpt = Color.auto, debug: DebugOpt = False,
@@ -1254,9 +1256,11 @@ def metrics(
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, feature_gates=feature_gates,
                      scheduler_version=scheduler_version, request_timeout=request_timeout)
         src.check()
+        if top_units is not None and top_units < 0:
+            raise UserError(f"--top-units must be at least 0, not {top_units}")
         if serve:
             gc.enable()  # a long-lived server: the one-shot commands' collector switch (_main) does not fit it
-        run_metrics(lambda quiet: metrics_report(src, scale_up, node_templates, Color.never if quiet else color),
+        run_metrics(lambda quiet: metrics_report(src, scale_up, node_templates, Color.never if quiet else color, top_units),
                     output_file, serve, interval, say=lambda line: typer.echo(printable(scrub(line)), err=True), out=sys.stdout)
 
     _guard(debug, run)

@@ -23,7 +23,7 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
                "--job-backoff-limit", "--storm-limit",  # simulate
                "--fail-if",  # whatif
-               "--serve", "--interval", "--scale-up", "--no-scale-up"]  # metrics
+               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units"]  # metrics
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default

@@ -204,3 +204,16 @@ def test_the_readme_documents_every_metric():
     section = readme.split("### Preemption-risk metrics", 1)[1].split("\n### ", 1)[0]
     for name, (kind, help_text) in METRIC_HELP.items():
         assert f"| `{name}` | {kind} | {help_text} |" in section, name
+
+
+def test_top_units_keeps_the_most_at_risk_and_the_targeted(demo_text: str):
+    r = wap("metrics", "--demo", "--top-units", "3")
+    assert r.returncode == 0, r.stderr
+    full, top = families(demo_text), families(r.stdout)
+    ranks = samples(top, "wap_unit_risk_rank")
+    targeted = {k for k, v in samples(full, "wap_unit_preemption_targeted").items() if v == 1}
+    want = {k for k, v in samples(full, "wap_unit_risk_rank").items() if v <= 3} | targeted
+    assert set(samples(top, "wap_unit_pods")) == want
+    assert {1, 2, 3} <= set(ranks.values()) and all(v <= 3 for k, v in ranks.items() if k not in targeted)
+    assert samples(top, "wap_running_units") == samples(full, "wap_running_units")  # the count stays whole
+    assert samples(top, "wap_pending_info") == samples(full, "wap_pending_info")

@@ -40,11 +40,13 @@ def outlook(snap: Snapshot, gates: Gates, now: float | None = None, scale_up: Sc
             claims: dict[tuple[str, str], list[str]] | None = None) -> Outlook:
     t = triage(snap, gates, None, None, now, scale_up, claims)
     highest = max((r.priority for r in t.rows), default=None)
-    priority, ranked = rank_units(snap, highest, gates)
+    above_all, everyone = rank_units(snap, None, gates)  # every unit (a preemptor above them all)
+    # A pending priority above every unit sees the same potential victims, so the same order (the
+    # usual case: one ranking, not two).
+    priority, ranked = (above_all, everyone) if highest is None or highest >= above_all else rank_units(snap, highest, gates)
     # rank_units lists the potential victims most protected first: the risk order is its reverse
     # (as `rank --order risk`).
     risk = {r.unit.key: (i, r.violating) for i, r in enumerate(reversed(ranked), 1)}
-    _, everyone = rank_units(snap, None, gates) if highest is not None else (priority, ranked)
     takers: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for row in t.rows:
         if row.preemption == HELPS:

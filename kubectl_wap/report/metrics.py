@@ -23,7 +23,7 @@ METRIC_HELP: dict[str, tuple[str, str]] = {
     "wap_pending_blocked": (GAUGE, "1 when something other than the scheduler holds the object (scheduling gates, queue managers, missing pods)."),
     "wap_pending_scale_up_helps": (GAUGE, "1 when one added node of a template would let the object schedule (only with --scale-up)."),
     "wap_preemptor_priority": (GAUGE, "The preemptor priority the unit risk ranks are for: the highest pending priority (above every unit when nothing is pending)."),
-    "wap_running_units": (GAUGE, "Running preemption units (a pod, or a PodGroup/CompositePodGroup preempted whole)."),
+    "wap_running_units": (GAUGE, "Running preemption units (a pod, or a PodGroup/CompositePodGroup preempted whole), all of them, whatever --top-units shows."),
     "wap_unit_risk_rank": (GAUGE, "Place in the order workload-aware preemption gives units up to a preemptor of wap_preemptor_priority: 1 goes first. Absent for units that preemptor cannot take."),
     "wap_unit_priority": (GAUGE, "Effective priority of the running unit."),
     "wap_unit_pods": (GAUGE, "Pods of the running unit."),
@@ -63,7 +63,9 @@ def render(samples: dict[str, list[tuple[dict[str, str], float]]]) -> str:
     return "\n".join(out) + "\n" if out else ""
 
 
-def outlook_samples(o: Outlook) -> dict[str, list[tuple[dict[str, str], float]]]:
+def outlook_samples(o: Outlook, top_units: int | None = None) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """With top_units, the per-unit families hold only the units of risk rank <= top_units and
+    those a pending object would take (a few series per unit: a 30k-pod cluster has ~22k units)."""
     s: dict[str, list[tuple[dict[str, str], float]]] = {name: [] for name in METRIC_HELP}
     s["wap_pending_objects"].append(({}, len(o.pending)))
     for r in o.pending:
@@ -81,6 +83,8 @@ def outlook_samples(o: Outlook) -> dict[str, list[tuple[dict[str, str], float]]]
     s["wap_preemptor_priority"].append(({}, o.preemptor_priority))
     s["wap_running_units"].append(({}, len(o.units)))
     for u in o.units:
+        if top_units is not None and not u.taken_by and (u.risk_rank is None or u.risk_rank > top_units):
+            continue
         key = {"kind": u.kind, "namespace": u.namespace, "name": u.name}
         if u.risk_rank is not None:
             s["wap_unit_risk_rank"].append((key, u.risk_rank))
@@ -93,8 +97,8 @@ def outlook_samples(o: Outlook) -> dict[str, list[tuple[dict[str, str], float]]]
     return s
 
 
-def outlook_text(o: Outlook) -> str:
-    return render(outlook_samples(o))
+def outlook_text(o: Outlook, top_units: int | None = None) -> str:
+    return render(outlook_samples(o, top_units))
 
 
 def refresh_text(stats: Any) -> str:

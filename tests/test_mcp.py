@@ -169,3 +169,18 @@ def test_the_readmes_client_configurations_are_valid_json():
         servers = json.loads(b)
         entry = (servers.get("mcpServers") or servers["servers"])["kubectl-wap"]
         assert entry["command"] == "kubectl-wap" and entry["args"] == ["mcp"]
+
+
+def test_without_a_snapshot_a_tool_reads_the_kubeconfigs_cluster_with_gets_only(tmp_path: Path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_apiserver import FakeApiServer
+    from test_diagnose_live import OBJECTS
+
+    with FakeApiServer(OBJECTS) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kubeconfig")
+        r = with_client(lambda c: c.call_tool("why_preempted", {"kind": "pod", "name": "victim", "namespace": "a", "kubeconfig": str(kc)}))
+        methods = srv.methods()
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["suspects"][0]["name"] == "winner"
+    assert r.content[0].text == "Pod a/victim was preempted; the most likely preemptor is Pod a/winner."
+    assert methods == {"GET"}

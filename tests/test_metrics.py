@@ -217,3 +217,35 @@ def test_top_units_keeps_the_most_at_risk_and_the_targeted(demo_text: str):
     assert {1, 2, 3} <= set(ranks.values()) and all(v <= 3 for k, v in ranks.items() if k not in targeted)
     assert samples(top, "wap_running_units") == samples(full, "wap_running_units")  # the count stays whole
     assert samples(top, "wap_pending_info") == samples(full, "wap_pending_info")
+
+
+def test_served_live_metrics_re_list_once_per_refresh_with_gets_only(tmp_path: Path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_apiserver import FakeApiServer
+    from test_diagnose_live import OBJECTS
+
+    with FakeApiServer(OBJECTS) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kubeconfig")
+        p = subprocess.Popen([WAP, "metrics", "--kubeconfig", str(kc), "--serve", "127.0.0.1:0", "--interval", "0.3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        try:
+            line = p.stderr.readline()
+            url = re.search(r"(http://127\.0\.0\.1:\d+/metrics)", line)
+            assert url, line
+            for _ in range(300):
+                fams = families(_scrape(url.group(1))[0])
+                if samples(fams, "wap_refreshes_total")[()] >= 3:
+                    break
+                time.sleep(0.1)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.communicate(timeout=60)
+        pod_lists = [x for x in srv.paths() if x == "/api/v1/pods"]
+        methods = srv.methods()
+    assert p.returncode == 0
+    assert samples(fams, "wap_pending_info")[("Pod", "a", "winner")] == 1
+    assert samples(fams, "wap_refresh_success")[()] == 1
+    assert methods == {"GET"}
+    # one pod list per refresh, however often the endpoint is scraped (the refresh may be one
+    # ahead of the scrape that saw the count)
+    assert samples(fams, "wap_refreshes_total")[()] <= len(pod_lists) <= samples(fams, "wap_refreshes_total")[()] + 1

@@ -45,7 +45,14 @@ def outlook(snap: Snapshot, gates: Gates, now: float | None = None, scale_up: Sc
     # usual case: one ranking, not two).
     priority, ranked = (above_all, everyone) if highest is None or highest >= above_all else rank_units(snap, highest, gates)
     # rank_units lists the potential victims most protected first: the risk order is its reverse
-    # (as `rank --order risk`).
+    # (as `rank --order risk`). Upstream (v1.37.2 podgrouppreemption.go selectVictimsOnDomain)
+    # takes the units of priority < the preemptor's (isPreemptionAllowed), sorts them with
+    # MoreImportantVictim, splits them with FilterVictimsWithPDBViolation and reprieves the
+    # violating ones first, so the last reprieved go first.
+    # UPSTREAM-DIFF: upstream ranks the victims of one domain at a time; this ranks the whole
+    # cluster. Two units keep their relative order in any domain holding both (MoreImportantVictim
+    # is a total order), but the PDB split consumes budgets over the units it is given, so a unit
+    # classified as violating here may not be within a smaller domain (and so move in the order).
     risk = {r.unit.key: (i, r.violating) for i, r in enumerate(reversed(ranked), 1)}
     takers: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for row in t.rows:

@@ -104,6 +104,7 @@ MAX_REPLICAS = 100_000
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 VERDICT_CODES = {"NoPreemptionNeeded": 0, "Preempt": 10, "Unschedulable": 11, "NotEligible": 12, "Invalid": 13}
+GATE_CODE = 20  # whatif --fail-if fired: apart from the verdict codes, usage (2) and errors (1)
 
 
 def _console(color: Color, stderr: bool = False):
@@ -361,10 +362,14 @@ def _command() -> str:
 
 
 def _click() -> Any:
+    """The click typer runs on: its vendored copy when it has one (typer 0.28 already vendors it as
+    typer._click). A separately installed click (uvicorn pulls one in with the `mcp` extra) is
+    another module with its own context stack: asking it for the current context failed (`diff
+    --to` said 'There is no active click context')."""
     try:
-        import click
-    except ImportError:  # typer >= 0.29 vendors click as typer._click
-        from typer import _click as click  # type: ignore[no-redef]
+        from typer import _click as click  # type: ignore[attr-defined]
+    except ImportError:  # an older typer depends on click itself
+        import click  # type: ignore[no-redef]
     return click
 
 
@@ -480,25 +485,29 @@ def whatif(
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: ExitCodeOpt = False,
+    fail_if: Annotated[Optional[str], typer.Option("--fail-if", metavar="EXPR", help=(
+        "CI gate: exit 20, the reason on stderr, when this predicate over the report holds, e.g. 'victims > 0', "
+        "'pdbViolated', 'namespace in (prod)', 'gpuPods > 4 or victimUnits >= 3' (README: The CI gate)."))] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
 
     def run() -> dict:
         from .report.formats import parse_output, victim_names
-        from .report.victimfilter import filter_shown
 
         fmt, arg = parse_output(output, WHATIF_FORMATS)
+        gate = None
+        if fail_if is not None:
+            from .report.gate import parse_predicate
+
+            gate = parse_predicate(fail_if)  # refused before the cluster is read
         # The default table shows only the spared units on the placement's nodes: the document
         # need not list the other (at 5,000 nodes, ~100k) spared units for it.
-        doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table", cycles=cycles)
-        if autoscale or node_templates or overschedule_multiplier is not None:
-            doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
-        if optimal:
-            if not optimal_time_limit > 0:
-                raise UserError(f"--optimal-time-limit must be a positive number of seconds, not {optimal_time_limit:g}")
-            doc["optimal"] = _optimal(doc, res, optimal_time_limit)
-        shown = filter_shown(doc, res[0], selector, victim_namespace)
+        doc, shown, res = whatif_report(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table", cycles=cycles,
+                                        autoscale=autoscale, node_templates=node_templates,
+                                        overschedule_multiplier=overschedule_multiplier, optimal=optimal,
+                                        optimal_time_limit=optimal_time_limit, selector=selector,
+                                        victim_namespace=victim_namespace)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(shown, fmt, arg)
         elif fmt == "name":
@@ -524,10 +533,41 @@ def whatif(
                 from .report.diagnose import render_optimal
 
                 render_optimal(shown["optimal"], console, no_headers=no_headers)
+        if gate is not None:
+            from .report.gate import gate_reason
+
+            doc["_gate"] = gate_reason(gate, doc)  # the whole analysis, whatever -l shows
         return doc
 
     doc = _guard(debug, run)
+    fired = doc.pop("_gate", None)
+    if fired is not None:
+        from .report.escape import printable
+
+        try:
+            typer.echo(f"fail-if: {printable(fired)}", err=True)
+        except (OSError, ValueError):
+            pass  # stderr is gone: the exit code says it
+        raise typer.Exit(GATE_CODE)
     _finish(doc, exit_code)
+
+
+def whatif_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color = Color.never, *,
+                  spared_on_placement_only: bool = False, cycles: int | None = None, autoscale: bool = False,
+                  node_templates: str | None = None, overschedule_multiplier: float | None = None, optimal: bool = False,
+                  optimal_time_limit: float = 10.0, selector: str | None = None, victim_namespace: str | None = None):
+    """whatif's answer (the command and the MCP tool): (the whole document, the document as shown
+    with -l/--victim-namespace, (snapshot, gates))."""
+    from .report.victimfilter import filter_shown
+
+    doc, res = _analysis(kind, name, src, hyp, color, spared_on_placement_only=spared_on_placement_only, cycles=cycles)
+    if autoscale or node_templates or overschedule_multiplier is not None:
+        doc["autoscale"] = _autoscale(doc, res, node_templates, overschedule_multiplier)
+    if optimal:
+        if not optimal_time_limit > 0:
+            raise UserError(f"--optimal-time-limit must be a positive number of seconds, not {optimal_time_limit:g}")
+        doc["optimal"] = _optimal(doc, res, optimal_time_limit)
+    return doc, filter_shown(doc, res[0], selector, victim_namespace), res
 
 
 @app.command(epilog=_examples(
@@ -599,42 +639,10 @@ def rank(
     workload-aware preemption gives units up), or in reprieve order (--order protection)."""
 
     def run() -> None:
-        from .preemption.ranking import rank_units
-        from .report.profileinfo import profile_fields
-        from .report.document import rank_document
         from .report.formats import parse_output
-        from .report.rankview import for_preemptor, ordered
 
         fmt, arg = parse_output(output, RANK_FORMATS)
-        if limit is not None and limit < 1:
-            raise UserError("--limit must be at least 1")
-        _early_gates(src.feature_gates, src.scheduler_version)
-        if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
-            raise UserError(f"--priority must be a 32-bit integer (PriorityClass values are int32), got {priority}")
-        # -n selects the listed namespace, except with --for, where it is the preemptor's.
-        shown_ns = None if all_namespaces or for_ else src.namespace
-        helps = None
-        prio = priority
-        if for_:
-            fkind, fname = for_.split("/", 1) if "/" in for_ else (for_, None)
-            doc, (snap, gates) = _analysis(fkind, fname, src, hyp, color)
-            helps = for_preemptor(snap, doc, gates)
-            prio = doc["preemptor"]["priority"] if priority is None else priority
-        else:
-            if hyp.file or hyp.replicas is not None:
-                raise UserError("hypothetical flags apply to rank only with --for TYPE/NAME")
-            snap = _load(src, color)
-            lookup_ns = src.namespace if src.namespace and not all_namespaces else None
-            if lookup_ns:
-                from .lookup import check_namespace
-
-                check_namespace(snap, lookup_ns)
-            gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-        ranked = rank_units(snap, prio, gates)
-        doc = ordered(rank_document(ranked, prio, shown_ns), order.value, limit, helps, for_)
-        doc.update(profile_fields(gates))
-        if gates.profile_warning:
-            doc["warnings"] = [gates.profile_warning]
+        doc = rank_report(priority, order.value, limit, for_, all_namespaces, src, hyp, color)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         elif fmt == "name":
@@ -649,6 +657,46 @@ def rank(
             render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
+
+
+def rank_report(priority: int | None, order: str, limit: int | None, for_: str | None, all_namespaces: bool,
+                src: Source, hyp: Hypothetical, color: Color = Color.never) -> dict:
+    """rank's answer (the command and the MCP tool): the RankReport in the order asked."""
+    from .preemption.ranking import rank_units
+    from .report.profileinfo import profile_fields
+    from .report.document import rank_document
+    from .report.rankview import for_preemptor, ordered
+
+    if limit is not None and limit < 1:
+        raise UserError("--limit must be at least 1")
+    _early_gates(src.feature_gates, src.scheduler_version)
+    if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
+        raise UserError(f"--priority must be a 32-bit integer (PriorityClass values are int32), got {priority}")
+    # -n selects the listed namespace, except with --for, where it is the preemptor's.
+    shown_ns = None if all_namespaces or for_ else src.namespace
+    helps = None
+    prio = priority
+    if for_:
+        fkind, fname = for_.split("/", 1) if "/" in for_ else (for_, None)
+        doc, (snap, gates) = _analysis(fkind, fname, src, hyp, color)
+        helps = for_preemptor(snap, doc, gates)
+        prio = doc["preemptor"]["priority"] if priority is None else priority
+    else:
+        if hyp.file or hyp.replicas is not None:
+            raise UserError("hypothetical flags apply to rank only with --for TYPE/NAME")
+        snap = _load(src, color)
+        lookup_ns = src.namespace if src.namespace and not all_namespaces else None
+        if lookup_ns:
+            from .lookup import check_namespace
+
+            check_namespace(snap, lookup_ns)
+        gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    ranked = rank_units(snap, prio, gates)
+    doc = ordered(rank_document(ranked, prio, shown_ns), order, limit, helps, for_)
+    doc.update(profile_fields(gates))
+    if gates.profile_warning:
+        doc["warnings"] = [gates.profile_warning]
+    return doc
 
 
 @app.command(epilog=_examples(
@@ -674,27 +722,10 @@ def diff(
     """Compare two scenarios of one preemptor: verdict, victims added/removed, placement changes."""
 
     def run() -> dict:
-        from .report.diff import compare
         from .report.formats import parse_output
 
         fmt, _ = parse_output(output, ("table", "json", "yaml"))
-        if not to.strip():
-            raise UserError("say what scenario B changes: --to '--snapshot other.json' or --to '--replicas 16'")
-        click = _click()
-        ctx = click.globals.get_current_context()
-        a_params = dict(ctx.params)
-        import shlex
-
-        try:
-            b_ctx = ctx.command.make_context("diff", shlex.split(to), parent=ctx.parent, default_map=a_params)
-        except click.exceptions.ClickException as e:
-            raise UserError(f"--to: {e.format_message()}") from None
-        b = dict(b_ctx.params)
-        b_src = Source(**{f: b[f] for f in Source.__dataclass_fields__})
-        b_hyp = Hypothetical(**{f: b[f] for f in Hypothetical.__dataclass_fields__})
-        doc_a, _ = _analysis(kind, name, src, hyp, color)
-        doc_b, _ = _analysis(b.get("kind") or kind, b.get("name") or name, b_src, b_hyp, color)
-        d = compare(doc_a, doc_b, "A", f"B ({to.strip()})")
+        d = diff_report(kind, name, src, hyp, to, color)
         if fmt in ("json", "yaml"):
             _emit(d, fmt)
         else:
@@ -707,6 +738,32 @@ def diff(
     d = _guard(debug, run)
     if exit_code:
         raise typer.Exit(1 if d["changed"] else 0)
+
+
+def diff_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, to: str, color: Color = Color.never) -> dict:
+    """diff's answer (the command and the MCP tool): scenario A from the inputs, scenario B from A's
+    flags overridden by `to` (parsed by the diff command itself, so B's flags mean what A's do)."""
+    import dataclasses
+    import shlex
+
+    from .report.diff import compare
+
+    if not to.strip():
+        raise UserError("say what scenario B changes: --to '--snapshot other.json' or --to '--replicas 16'")
+    click = _click()
+    ctx = click.globals.get_current_context(silent=True)
+    command = typer.main.get_command(app).commands["diff"] if ctx is None else ctx.command  # the MCP tool: no context
+    a_params = {"kind": kind, "name": name, **dataclasses.asdict(src), **dataclasses.asdict(hyp)}
+    try:
+        b_ctx = command.make_context("diff", shlex.split(to), parent=ctx.parent if ctx else None, default_map=a_params)
+    except click.exceptions.ClickException as e:
+        raise UserError(f"--to: {e.format_message()}") from None
+    b = dict(b_ctx.params)
+    b_src = Source(**{f: b[f] for f in Source.__dataclass_fields__})
+    b_hyp = Hypothetical(**{f: b[f] for f in Hypothetical.__dataclass_fields__})
+    doc_a, _ = _analysis(kind, name, src, hyp, color)
+    doc_b, _ = _analysis(b.get("kind") or kind, b.get("name") or name, b_src, b_hyp, color)
+    return compare(doc_a, doc_b, "A", f"B ({to.strip()})")
 
 
 SNAPSHOT_FORMATS = ("json", "yaml")
@@ -859,59 +916,13 @@ def simulate(
     too. Shows the timeline, who preempted whom, storms, what is still pending and why, and the totals."""
 
     def run() -> None:
-        import time
-
-        from . import lookup
         from .report.formats import parse_output
-        from .report.simulate import render_simulation, simulation_document
-        from .simulate import Options
-        from .simulate import simulate as play
-        from .snapshot.convert import parse_time
+        from .report.simulate import render_simulation
 
         fmt, _ = parse_output(output, SIMULATE_FORMATS)
-        for flag, v in (("--max-cycles", max_cycles), ("--storm-limit", storm_limit)):
-            if v < 1:
-                raise UserError(f"{flag} must be at least 1, not {v}")
-        if not time_limit > 0 or grace_seconds < 0 or job_backoff_limit < 0:
-            raise UserError("--time-limit must be positive; --grace-seconds and --job-backoff-limit at least 0")
-        start = parse_time(at) if at else None
-        if at and start is None:
-            raise UserError(f"--at: want an RFC 3339 time such as 2026-12-01T12:00:00Z, got {at!r}")
-        _early_gates(src.feature_gates, src.scheduler_version)
-        ns = src.namespace or _default_namespace(src)
-        kind_, name_ = lookup.split_type_name(kind, name)
-        extra = None
-        if hyp.file or any(v is not None for v in (hyp.replicas, hyp.requests, hyp.priority_class, hyp.min_count,
-                                                   hyp.disruption_mode, hyp.node_selector, hyp.toleration, hyp.preemption_policy)):
-            extra, kind_, ns, name_ = _hypothetical_objects(kind_, name_, hyp, ns, src.namespace)
-        elif kind_ or name_:
-            raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
-        extras: dict = {}
-        snap = _load(src, color, extra, extras)
-        if hyp.ignore_gates:
-            from .preemption.liftgates import lift_all_gates
-
-            snap, _ = lift_all_gates(snap)
-        # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
-        gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-        lookup.check_cluster(snap, need_pods=extra is None)
-        if start is None:  # the capture time; live: now; a file without one: its latest timestamp (engine default)
-            start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
-        submitted = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name"))
-                              for o in extra or [] if o.get("kind") == "Pod")
-        opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
-                       grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
-        sim = play(snap, opts, extras, start, submitted)
-        if recreate_victims and not extras and sim.evictions:
-            sim.warnings.append("no pod in this source carries an owner reference (snapshots saved by kubectl wap and live reads keep none): "
-                                "no victim is recreated; use a `kubectl get -o yaml` dump to see cascades")
-        options_doc = {"maxCycles": max_cycles, "recreateVictims": recreate_victims, "grace": grace, "graceSeconds": grace_seconds,
-                       "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
-        source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
-        doc = simulation_document(sim, source, gates.spelled(), options_doc)
-        from .report.profileinfo import profile_fields
-
-        doc.update(profile_fields(gates))
+        doc = simulation_report(kind, name, src, hyp, color, at=at, max_cycles=max_cycles, time_limit=time_limit,
+                                recreate_victims=recreate_victims, grace=grace, grace_seconds=grace_seconds,
+                                job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
         else:
@@ -920,6 +931,64 @@ def simulate(
             render_simulation(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
+
+
+def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color = Color.never, *,
+                      at: str | None = None, max_cycles: int = 10_000, time_limit: float = 300.0, recreate_victims: bool = True,
+                      grace: bool = False, grace_seconds: int = 30, job_backoff_limit: int = 6, storm_limit: int = 3) -> dict:
+    """simulate's answer (the command and the MCP tool): the Simulation document."""
+    import time
+
+    from . import lookup
+    from .report.simulate import simulation_document
+    from .simulate import Options
+    from .simulate import simulate as play
+    from .snapshot.convert import parse_time
+
+    for flag, v in (("--max-cycles", max_cycles), ("--storm-limit", storm_limit)):
+        if v < 1:
+            raise UserError(f"{flag} must be at least 1, not {v}")
+    if not time_limit > 0 or grace_seconds < 0 or job_backoff_limit < 0:
+        raise UserError("--time-limit must be positive; --grace-seconds and --job-backoff-limit at least 0")
+    start = parse_time(at) if at else None
+    if at and start is None:
+        raise UserError(f"--at: want an RFC 3339 time such as 2026-12-01T12:00:00Z, got {at!r}")
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = src.namespace or _default_namespace(src)
+    kind_, name_ = lookup.split_type_name(kind, name)
+    extra = None
+    if hyp.file or any(v is not None for v in (hyp.replicas, hyp.requests, hyp.priority_class, hyp.min_count,
+                                               hyp.disruption_mode, hyp.node_selector, hyp.toleration, hyp.preemption_policy)):
+        extra, kind_, ns, name_ = _hypothetical_objects(kind_, name_, hyp, ns, src.namespace)
+    elif kind_ or name_:
+        raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
+    extras: dict = {}
+    snap = _load(src, color, extra, extras)
+    if hyp.ignore_gates:
+        from .preemption.liftgates import lift_all_gates
+
+        snap, _ = lift_all_gates(snap)
+    # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    lookup.check_cluster(snap, need_pods=extra is None)
+    if start is None:  # the capture time; live: now; a file without one: its latest timestamp (engine default)
+        start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
+    submitted = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name"))
+                          for o in extra or [] if o.get("kind") == "Pod")
+    opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
+                   grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
+    sim = play(snap, opts, extras, start, submitted)
+    if recreate_victims and not extras and sim.evictions:
+        sim.warnings.append("no pod in this source carries an owner reference (snapshots saved by kubectl wap and live reads keep none): "
+                            "no victim is recreated; use a `kubectl get -o yaml` dump to see cascades")
+    options_doc = {"maxCycles": max_cycles, "recreateVictims": recreate_victims, "grace": grace, "graceSeconds": grace_seconds,
+                   "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
+    source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
+    doc = simulation_document(sim, source, gates.spelled(), options_doc)
+    from .report.profileinfo import profile_fields
+
+    doc.update(profile_fields(gates))
+    return doc
 
 
 # --- Diagnosis commands (issue 17): pending, why-preempted. Logic in kubectl_wap/diagnose/, ----
@@ -987,32 +1056,14 @@ def pending(
     would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
 
     def run() -> None:
-        from .diagnose.pending import ScaleUp, triage
-        from .report.diagnose import pending_document, render_pending
-        from .report.profileinfo import profile_fields
+        from .report.diagnose import render_pending
 
-        versions = _compare_versions(compare_versions, scheduler_version, feature_gates)
-        _early_gates(feature_gates, scheduler_version)
-        from .snapshot.evidence import claim_blockers
-        from .snapshot.source import build
-
-        ns = None if all_namespaces else (namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context)))
-        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
-        claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
-        snap = build(header, items)
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+        doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
         if versions:
-            _pending_versions(snap, versions, feature_gates, ns, selector, claims, demo, snapshot, output, color, no_headers)
+            _pending_versions_output(doc, output, color, no_headers)
             return
-        gates = _gates_for(snap, feature_gates, scheduler_version)
-        su = None
-        if scale_up:
-            from .autoscale.templates import infer_templates, load_templates
-
-            su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
-        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
-        t.warnings.extend(snap.warnings)
-        doc = pending_document(t, "demo" if demo else (snapshot or "cluster"), ns)
-        doc.update(profile_fields(gates))
         from .report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
@@ -1022,6 +1073,60 @@ def pending(
             render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
+
+
+def pending_report(src: Source, all_namespaces: bool = False, selector: str | None = None, scale_up: bool = True,
+                   node_templates: str | None = None, compare_versions: str | None = None, color: Color = Color.never) -> tuple[dict, bool]:
+    """pending's answer (the command and the MCP tool): (the PendingReport, False), or with
+    compare_versions (the version comparison, True)."""
+    from .diagnose.pending import triage
+    from .report.diagnose import pending_document
+    from .report.profileinfo import profile_fields
+
+    versions = _compare_versions(compare_versions, src.scheduler_version, src.feature_gates)
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = None if all_namespaces else (src.namespace or _default_namespace(src))
+    snap, claims = _pending_state(src, color)
+    if versions:
+        return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    t.warnings.extend(snap.warnings)
+    doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
+    doc.update(profile_fields(gates))
+    return doc, False
+
+
+def _pending_state(src: Source, color: Color) -> tuple[Any, Any]:
+    """The model and the claims' blockers (PVCs read too) that pending and metrics triage."""
+    from .snapshot.evidence import claim_blockers
+    from .snapshot.source import build
+
+    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, pvcs=True)
+    claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+    return build(header, items), claims
+
+
+def _scale_up(snap: Any, scale_up: bool, node_templates: str | None) -> Any:
+    if not scale_up:
+        return None
+    from .autoscale.templates import infer_templates, load_templates
+    from .diagnose.pending import ScaleUp
+
+    return ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
+
+
+def metrics_report(src: Source, scale_up: bool = False, node_templates: str | None = None, color: Color = Color.never,
+                   top_units: int | None = None) -> tuple[str, list[str]]:
+    """metrics' answer: (the Prometheus text of the cluster's preemption outlook, warnings)."""
+    from .diagnose.outlook import outlook
+    from .report.metrics import outlook_text
+
+    _early_gates(src.feature_gates, src.scheduler_version)
+    snap, claims = _pending_state(src, color)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    o = outlook(snap, gates, _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    return outlook_text(o, top_units), list(dict.fromkeys(list(snap.warnings) + o.warnings))
 
 
 def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[Any]:
@@ -1046,20 +1151,25 @@ def _compare_versions(value: str | None, scheduler_version: str | None, feature_
 
 
 def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None, ns: str | None, selector: str | None,
-                      claims: Any, demo: bool, snapshot: str | None, output: str, color: Any, no_headers: bool) -> None:
+                      claims: Any, demo: bool, snapshot: str | None) -> dict:
     from .diagnose.pending import triage
     from .diagnose.upgrade import compare_triages
     from .preemption.gates import parse_gates
-    from .report.formats import parse_output
     from .report.profileinfo import profile_fields
-    from .report.upgrade import render_version_diff, version_diff_document
+    from .report.upgrade import version_diff_document
 
     gates = [parse_gates(feature_gates, profile, "--compare-versions") for profile in versions]
     # Scale-up is not compared (it does not depend on the version's preemption rules).
     a, b = (triage(snap, g, ns, _label_selector(selector), _snapshot_time(snap), None, claims) for g in gates)
     changes, compared = compare_triages(a, b)
-    doc = version_diff_document(changes, compared, [profile_fields(g) for g in gates], "demo" if demo else (snapshot or "cluster"),
-                                ns, list(snap.warnings))
+    return version_diff_document(changes, compared, [profile_fields(g) for g in gates], "demo" if demo else (snapshot or "cluster"),
+                                 ns, list(snap.warnings))
+
+
+def _pending_versions_output(doc: dict, output: str, color: Any, no_headers: bool) -> None:
+    from .report.formats import parse_output
+    from .report.upgrade import render_version_diff
+
     fmt, _ = parse_output(output, DIAG_FORMATS)
     if fmt in ("json", "yaml"):
         _emit(doc, fmt)
@@ -1081,23 +1191,11 @@ def why_preempted_cmd(
     replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
 
     def run() -> None:
-        from .diagnose.forensics import why_preempted
-        from .report.diagnose import forensics_document, render_forensics
-        from .report.profileinfo import profile_fields
-        from .snapshot.evidence import collect_evidence
-        from .snapshot.source import build
+        from .report.diagnose import render_forensics
 
-        _early_gates(feature_gates, scheduler_version)
-        ns = namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context))
-        header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, events=True)
-        conds, events = collect_evidence(items)
-        snap = build(header, items)
-        gates = _gates_for(snap, feature_gates, scheduler_version)
-        import time
-
-        now = _snapshot_time(snap) if (snapshot or demo) else time.time()
-        doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
-        doc.update(profile_fields(gates))
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+        doc = forensics_report(kind, name, src, color)
         from .report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
@@ -1107,6 +1205,91 @@ def why_preempted_cmd(
             render_forensics(doc, _console(color), no_headers=no_headers)
 
     _guard(debug, run)
+
+def forensics_report(kind: str, name: str, src: Source, color: Color = Color.never) -> dict:
+    """why-preempted's answer (the command and the MCP tool): the PreemptionForensics document."""
+    import time
+
+    from .diagnose.forensics import why_preempted
+    from .report.diagnose import forensics_document
+    from .report.profileinfo import profile_fields
+    from .snapshot.evidence import collect_evidence
+    from .snapshot.source import build
+
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = src.namespace or _default_namespace(src)
+    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, events=True)
+    conds, events = collect_evidence(items)
+    snap = build(header, items)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    now = _snapshot_time(snap) if (src.snapshot or src.demo) else time.time()
+    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
+    doc.update(profile_fields(gates))
+    return doc
+
+
+@app.command(epilog=_examples(
+    "  # The preemption outlook of the current cluster, in the Prometheus text format\n  kubectl wap metrics",
+    "  # For node-exporter's textfile collector (written atomically), e.g. from a CronJob\n"
+    "  kubectl wap metrics --snapshot prod.json.gz --output-file /var/lib/node_exporter/wap.prom",
+    "  # Serve it on 127.0.0.1:9108/metrics, re-listing the cluster every 5 minutes\n  kubectl wap metrics --serve :9108 --interval 300",
+))
+def metrics(
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None, request_timeout: TimeoutOpt = 30.0,
+    output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
+    serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
+    interval: Annotated[float, typer.Option("--interval", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
+    top_units: Annotated[Optional[int], typer.Option("--top-units", help="Per-unit series only for the N units most at risk and those a pending object would take (default: every running unit).")] = None,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    color: ColorOpt = Color.auto, debug: DebugOpt = False,
+) -> None:
+    """Preemption-risk metrics in the Prometheus text format: the outlook of every pending pod and group (would
+    preemption help, how many victims) and the risk of every running unit (its place in the order preemption gives
+    units up to the highest pending priority, and which pending objects would take it). Metric names: README."""
+
+    def run() -> None:
+        from .metricsserve import run_metrics
+        from .report.escape import printable
+
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, feature_gates=feature_gates,
+                     scheduler_version=scheduler_version, request_timeout=request_timeout)
+        src.check()
+        if top_units is not None and top_units < 0:
+            raise UserError(f"--top-units must be at least 0, not {top_units}")
+        if serve:
+            gc.enable()  # a long-lived server: the one-shot commands' collector switch (_main) does not fit it
+        run_metrics(lambda quiet: metrics_report(src, scale_up, node_templates, Color.never if quiet else color, top_units),
+                    output_file, serve, interval, say=lambda line: typer.echo(printable(scrub(line)), err=True), out=sys.stdout)
+
+    _guard(debug, run)
+
+
+@app.command(epilog=_examples("  # Claude Code: register it (README: Claude Desktop, Cursor, VS Code)\n  claude mcp add kubectl-wap -- kubectl-wap mcp",
+                              "  # Any client's mcp.json / claude_desktop_config.json\n"
+                              "  {\"mcpServers\": {\"kubectl-wap\": {\"command\": \"kubectl-wap\", \"args\": [\"mcp\"]}}}"))
+def mcp(debug: DebugOpt = False) -> None:
+    """Serve the analyses to AI assistants: a Model Context Protocol server over stdio (tools whatif, explain, pending,
+    why_preempted, simulate, rank, diff; the demo and the report schemas as resources). Read-only. Needs the mcp extra:
+    pip install 'kubectl-wap[mcp]'."""
+
+    def run() -> None:
+        from .mcpserver import serve
+
+        gc.enable()  # a long-lived server: the one-shot commands' collector switch (_main) does not fit it
+        serve(mcp_answers(), __version__)
+
+    _guard(debug, run)
+
+
+def mcp_answers() -> Any:
+    """The commands' computations, as the MCP server's tools call them (mcpserver.Answers)."""
+    from .mcpserver import Answers
+
+    return Answers(whatif=whatif_report, explain=lambda kind, name, src, hyp, cycles=None: _analysis(kind, name, src, hyp, Color.never, cycles=cycles),
+                   pending=pending_report, why_preempted=forensics_report, simulate=simulation_report, rank=rank_report, diff=diff_report)
+
 
 # --- end of the diagnosis commands --------------------------------------------------------------
 

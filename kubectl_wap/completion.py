@@ -13,7 +13,7 @@ from typing import Callable
 
 from .cliopts import Hypothetical, Source, flag_names
 
-COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "completion", "version"]
+COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 SHELLS = ["bash", "zsh", "fish", "powershell"]
 FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file"}
@@ -21,7 +21,9 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--color", "--debug", "--selector", "--victim-namespace", "--to", "--order", "--limit", "--for",
                "--all-namespaces", "--priority", "--redact", "--output-file",
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
-               "--job-backoff-limit", "--storm-limit"]  # simulate
+               "--job-backoff-limit", "--storm-limit",  # simulate
+               "--fail-if",  # whatif
+               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units"]  # metrics
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default

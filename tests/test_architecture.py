@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("autoscale", ("autoscale",)),
     ("diagnose", ("diagnose",)),
     ("report", ("report",)),
-    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes")),
+    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes", "mcpserver", "metricsserve")),
 ]
 LAYER_OF: dict[str, int] = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}
 

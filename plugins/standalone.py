@@ -33,6 +33,9 @@ EXCLUDED_MODULES = (
     "pygments",  # rich.syntax / rich.traceback only
     "tkinter", "unittest", "doctest", "lib2to3", "idlelib", "xmlrpc", "sqlite3",
     "numpy.f2py", "numpy.distutils", "numpy.testing", "numpy._pyinstaller",
+    # `kubectl wap mcp` needs the optional `mcp` extra (~19 MB: pydantic, starlette, uvicorn, ...),
+    # imported only by that command; the standalone build says how to install it instead
+    "mcp", "mcp_types",
 )
 
 

@@ -196,7 +196,7 @@ def test_cycle_loader_part_has_no_hang() -> None:
         ([{"kind": "Pod", "metadata": {"name": "p"}, "spec": "junk"}], "spec must be a map"),
         ([{"kind": "CompositePodGroup", "metadata": {"name": "c"}, "spec": 5}], "spec must be a map"),
         ([{"kind": "Pod", "metadata": {"name": "p", "namespace": ["a"]}}], "metadata.namespace must be a string"),
-        ([{"kind": ["Pod"], "metadata": {"name": "p"}}], "found a list"),
+        ([{"kind": ["Pod"], "metadata": {"name": "p"}}], r"found a kind that is not a string \(list\)"),
         ([{"kind": "Secret", "metadata": {"name": "s"}}], "found 'Secret'"),
         ([5, None, "x"], "holds no Kubernetes objects"),
     ],

@@ -10,26 +10,16 @@ from typing import Any
 
 from rich.console import Console
 
+from .age import age
 from .document import API_VERSION
 from .profileinfo import profile_line
-from .tables import print_table, print_warnings
+from .tables import print_table, print_warnings, say
 
 
 def _iso(t: float | None) -> str | None:
     if t is None:
         return None
     return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def age(seconds: float | None) -> str:
-    """kubectl's short age: 45s, 12m, 5h, 3d."""
-    if seconds is None:
-        return "-"
-    s = max(int(seconds), 0)
-    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
-        if s >= n:
-            return f"{s // n}{unit}"
-    return f"{s}s"
 
 
 def pending_document(t: Any, source: str = "", namespace: str | None = None) -> dict[str, Any]:
@@ -72,14 +62,15 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
         (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
         return
     print_table(console, None, headers, rows, no_headers)
+    # Prose through say(): wrapped at the terminal's width at spaces, no trailing spaces.
     if not no_headers and (line := profile_line(doc)):
-        console.print(f"\n{line}", highlight=False)
+        say(console, line)
     if not wide and not no_headers:
         ups = [(f"{r['namespace']}/{r['name']}", r["upstreamReason"]) for r in doc["items"] if r["upstreamReason"]]
         if ups:
             console.print("\nUpstream reasons (kube-scheduler's own words):", highlight=False)
             for k, u in ups:
-                console.print(f"  {k}: {u}", highlight=False)
+                say(console, f"  {k}: {u}", indent="    ")
     print_warnings(err or console, doc.get("warnings") or [])
 
 

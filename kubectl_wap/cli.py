@@ -93,6 +93,7 @@ NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or 
 WHATIF_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns", "html")
 EXPLAIN_FORMATS = ("table", "wide", "json", "yaml", "jsonpath")
 RANK_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns")
+DIFF_FORMATS = ("table", "json", "yaml", "html")
 
 
 def _output_opt(formats: tuple[str, ...]) -> Any:
@@ -672,7 +673,7 @@ def diff(
     to: Annotated[str, typer.Option("--to", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    output: _output_opt(("table", "json", "yaml")) = "table",
+    output: _output_opt(DIFF_FORMATS) = "table",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the scenarios differ, 0 when they agree (like git diff --exit-code).")] = False,
@@ -684,7 +685,7 @@ def diff(
         from .report.diff import compare
         from .report.formats import parse_output
 
-        fmt, _ = parse_output(output, ("table", "json", "yaml"))
+        fmt, _ = parse_output(output, DIFF_FORMATS)
         if not to.strip():
             raise UserError("say what scenario B changes: --to '--snapshot other.json' or --to '--replicas 16'")
         click = _click()
@@ -704,6 +705,10 @@ def diff(
         d = compare(doc_a, doc_b, "A", f"B ({to.strip()})")
         if fmt in ("json", "yaml"):
             _emit(d, fmt)
+        elif fmt == "html":
+            from .report.html import render_diff_html
+
+            sys.stdout.write(render_diff_html(d))
         else:
             from .report.tables import print_warnings, render_diff
 
@@ -833,7 +838,7 @@ def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, di
 
 # --- simulate (issue 14): the engine is kubectl_wap/simulate/, the rendering report/simulate.py. ---
 
-SIMULATE_FORMATS = ("table", "wide", "json", "yaml")
+SIMULATE_FORMATS = ("table", "wide", "json", "yaml", "html")
 
 
 @app.command(epilog=_examples(
@@ -921,6 +926,10 @@ def simulate(
         doc.update(profile_fields(gates))
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
+        elif fmt == "html":
+            from .report.html import render_simulation_html
+
+            sys.stdout.write(render_simulation_html(doc))
         else:
             from .report.escape import printable_doc
 
@@ -934,6 +943,7 @@ def simulate(
 
 
 DIAG_FORMATS = ("table", "wide", "json", "yaml")
+PENDING_FORMATS = DIAG_FORMATS + ("html",)
 
 
 def _snapshot_time(snap: Any) -> float | None:
@@ -982,7 +992,7 @@ def pending(
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
-    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    namespace: NamespaceOpt = None, output: _output_opt(PENDING_FORMATS) = "table", color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
     compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
@@ -1022,9 +1032,13 @@ def pending(
         doc.update(profile_fields(gates))
         from .report.formats import parse_output
 
-        fmt, _ = parse_output(output, DIAG_FORMATS)
+        fmt, _ = parse_output(output, PENDING_FORMATS)
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
+        elif fmt == "html":
+            from .report.html import render_pending_html
+
+            sys.stdout.write(render_pending_html(doc))
         else:
             render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 

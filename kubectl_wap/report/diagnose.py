@@ -38,7 +38,7 @@ def pending_document(t: Any, source: str = "", namespace: str | None = None) -> 
             "nodeTemplates": t.templates, "items": rows, "warnings": list(t.warnings)}
 
 
-def _preempt_cell(p: dict) -> str:
+def preemption_cell(p: dict) -> str:
     if p["helps"] == "yes":
         return f"yes: {p['victimPods']} pod(s) in {p['victimUnits']} unit(s)"
     if p["helps"] == "not allowed" and p.get("why"):
@@ -53,7 +53,7 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
     rows = []
     for r in doc["items"]:
         row = [r["kind"], r["namespace"], r["name"], r["priority"], r["pendingPods"], age(r["ageSeconds"]),
-               r["reason"], _preempt_cell(r["preemption"]), r["scaleUp"] or "-"]
+               r["reason"], preemption_cell(r["preemption"]), r["scaleUp"] or "-"]
         if wide:
             row += [r["upstreamReason"] or "-", "; ".join(r["blockers"][1:]) or "-", "; ".join(r["notes"]) or "-"]
         rows.append(row)

@@ -72,6 +72,7 @@ DEMO_TABLES = [
     (["whatif", "podgroup", "job-1", "-n", "ml", "--demo"], ["NODE", "UNIT", "UNIT"]),
     (["rank", "--priority", "1000000", "--demo", "--limit", "10"], ["#"]),
     (["simulate", "--demo"], ["#", "KIND"]),
+    (["pending", "-A", "--demo"], ["NAMESPACE"]),
 ]
 
 
@@ -125,3 +126,19 @@ def test_help_fits_80_columns_and_files_are_FILE(command):
         m = re.search(rf"^ +(?:-\w, )?{flag} (\S+)", out, re.M)  # the option's own line
         if m:
             assert m.group(1) == "FILE", (flag, m.group(0))
+
+
+def test_pending_index_and_its_reasons():
+    """pending's default table is an index (who, pods, age, whether preemption or a node helps);
+    each row's reasons follow as a paragraph, with preemption's and scale-up's details."""
+    out = subprocess.run([WAP, "pending", "-A", "--demo"], capture_output=True, text=True, timeout=120).stdout
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAMESPACE", "NAME", "KIND", "PODS", "AGE", "PREEMPTION", "ADD-NODE"]
+    assert lines[1].split() == ["ml", "finetune-nightly", "PodGroup", "4", "3m", "not", "allowed", "yes"]
+    assert ("  ml/finetune-nightly: gang needs 4 pod(s) at once (minCount): only 1 pod(s) fit at once (Insufficient nvidia.com/gpu)."
+            " Preemption: not allowed: preemptionPolicy Never. Add a node: +1 p3dn.24xlarge.") in lines
+    assert "  ml/job-1: gang needs 16 pod(s) at once (minCount): only 4 pod(s) fit at once (Insufficient nvidia.com/gpu). " \
+           "Preemption: yes: 10 pod(s) in 7 unit(s). Add a node: no." in lines
+    wide = subprocess.run([WAP, "pending", "-A", "--demo", "-o", "wide"], capture_output=True, text=True, timeout=120).stdout
+    assert wide.splitlines()[0].split()[:9] == ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE"]
+    assert "Why pending" not in wide

@@ -174,3 +174,16 @@ def test_pending_and_diff_pages(tmp_path):
             want = d[s["side"]]["victimPods" if s["kind"] == "evicted" else "placedPods"]
             assert abs(s["w"] - want * px) < 1.0, s
     assert len(re.findall(r'<tr class="change"', dom)) == len(d["victimsAdded"]) + len(d["victimsRemoved"]) + len(d["placementChanges"])
+
+
+@pytest.mark.parametrize("args", [
+    JOB1, ["simulate", "--demo"], ["pending", "-A", "--demo"],
+    ["diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--replicas 4"],
+], ids=["whatif", "simulate", "pending", "diff"])
+def test_every_page_is_self_contained(args):
+    """Nothing fetched, no inline event handlers, at most one inline script (whatif's filter)."""
+    page = _cli([*args, "-o", "html"])
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page) and "@import" not in page and "url(" not in page
+    assert not re.search(r"<[^>]+\son[a-z]+\s*=", page)
+    assert page.count("<script") == (1 if args[0] == "whatif" else 0)

@@ -37,7 +37,7 @@ dt{color:#555} dd{margin:0} .node{margin:6px 0 12px} .node-name{font-family:ui-m
 .bound{background:#43a047} .when{display:inline-block;width:150px;color:#555;font-size:12px} .row{display:flex;align-items:center}
 .collateral .node-name::after{content:" (collateral)";color:#a15c00}
 .cycle{display:grid;grid-template-columns:32px 300px 260px 420px;gap:8px;align-items:center;padding:2px 0;border-bottom:1px solid #eee}
-.tl{display:flex;height:14px} .side{display:inline-block;vertical-align:top;margin-right:40px}
+.tl{display:flex;height:14px} .side{display:inline-block;vertical-align:top;width:46%;margin-right:3%}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle;border:1px solid #999}
 table{border-collapse:collapse;margin:4px 0} th,td{text-align:left;padding:3px 10px;border-bottom:1px solid #e0e0e0;vertical-align:top}
 th{background:#f5f5f5} td:first-child{white-space:nowrap} td.num{text-align:right;font-variant-numeric:tabular-nums} code{font-family:ui-monospace,monospace}
@@ -185,7 +185,7 @@ def render_simulation_html(doc: dict) -> str:
         bar = (_px_seg("bound", len(c["placed"]), px, "pod(s) bound or nominated")
                + _px_seg("evicted", len(c["victims"]), px, "pod(s) evicted"))
         victims = ", ".join(f"{v['namespace']}/{v['name']}" for v in c["victims"])
-        parts.append(f'<div class="cycle" data-cycle="{c["n"]}" data-action="{escape(c["action"])}"><span>{c["n"]}</span>'
+        parts.append(f'<div class="cycle" data-cycle="{c["n"]}" data-action="{escape(c["action"])}"><span title="{escape(c["time"] or "")}">{c["n"]}</span>'
                      f'<span>{escape(_ref(c["object"]))} <span class="nums">priority {c["priority"]}</span></span>'
                      f'<span>{escape(c["action"])}<br><span class="nums">{escape(c["message"] or "")}</span></span>'
                      f'<div class="tl" title="{escape(victims)}">{bar}</div></div>')

@@ -35,11 +35,13 @@ EXAMPLES_WHATIF = _examples(
   kubectl wap whatif podgroup job-1 -n ml --snapshot prod.json.gz""",
     """  # A hypothetical gang of 16 GPU pods
   kubectl wap whatif podgroup new-job -n ml --replicas 16 \\
-      --requests cpu=8,memory=64Gi,nvidia.com/gpu=1 --priority-class high-priority \\
-      --min-count 16 --disruption-mode all --toleration nvidia.com/gpu=present:NoSchedule""",
+      --requests cpu=8,memory=64Gi,nvidia.com/gpu=1 \\
+      --priority-class high-priority --min-count 16 --disruption-mode all \\
+      --toleration nvidia.com/gpu=present:NoSchedule""",
     """  # A hypothetical group from a manifest (a PodGroup plus one pod template)
   kubectl wap whatif -f job.yaml --replicas 8 -n ml""",
-    """  # Preempt, or add nodes? (node shapes inferred from the cluster, or --node-templates FILE)
+    """  # Preempt, or add nodes? (node shapes inferred from the cluster,
+  # or given with --node-templates FILE)
   kubectl wap whatif podgroup job-1 -n ml --autoscale""",
 )
 
@@ -91,6 +93,7 @@ NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or 
 WHATIF_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns", "html")
 EXPLAIN_FORMATS = ("table", "wide", "json", "yaml", "jsonpath")
 RANK_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns")
+DIFF_FORMATS = ("table", "json", "yaml", "html")
 
 
 def _output_opt(formats: tuple[str, ...]) -> Any:
@@ -474,7 +477,7 @@ def whatif(
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
     autoscale: Annotated[bool, typer.Option("--autoscale", help="Also answer: would adding nodes avoid this preemption? (side by side: preempt, add nodes, mixed).")] = False,
-    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes the autoscaler can add (default: inferred from existing node groups).")] = None,
     overschedule_multiplier: Annotated[Optional[float], typer.Option("--overschedule-multiplier", help="Armada-style overscheduling check: admit when job resources <= largest node shape x M.")] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Also compute the fewest victims (PDB violations, then priorities, then pods) any placement needs, with an exact solver.")] = False,
     optimal_time_limit: Annotated[float, typer.Option("--optimal-time-limit", help="Seconds for --optimal; beyond it the best placement found and its optimality gap are reported.")] = 10.0,
@@ -572,7 +575,8 @@ def whatif_report(kind: str | None, name: str | None, src: Source, hyp: Hypothet
 
 @app.command(epilog=_examples(
     "  kubectl wap explain podgroup job-1 -n ml --demo\n  kubectl wap explain pod/urgent-report -n batch --snapshot prod.json.gz",
-    "  # The same hypothetical flags as whatif\n  kubectl wap explain podgroup big-train -n ml --demo --replicas 40 --requests nvidia.com/gpu=1",
+    "  # The same hypothetical flags as whatif\n  kubectl wap explain podgroup big-train -n ml --demo --replicas 40 \\\n"
+    "      --requests nvidia.com/gpu=1",
 ))
 @options(src=Source, hyp=Hypothetical)
 def explain(
@@ -614,11 +618,11 @@ class Order(str, Enum):
 
 
 @app.command(epilog=_examples(
-    "  # Most at risk first (the default): the units a priority-1000000 preemptor would take first\n"
+    "  # Most at risk first (the default): the units a priority-1000000\n  # preemptor would take first\n"
     "  kubectl wap rank --priority 1000000 --demo --limit 10",
-    "  # Only the units whose removal could help this (existing or hypothetical) preemptor\n"
+    "  # Only the units whose removal could help this (existing or\n  # hypothetical) preemptor\n"
     "  kubectl wap rank --for podgroup/job-1 -n ml --demo\n"
-    "  kubectl wap rank --for podgroup/new --replicas 8 --requests nvidia.com/gpu=1 -n ml --demo",
+    "  kubectl wap rank --for podgroup/new --replicas 8 \\\n      --requests nvidia.com/gpu=1 -n ml --demo",
     "  # The reprieve order (most protected first), as JSON\n  kubectl wap rank --order protection -o json --snapshot prod.json.gz",
 ))
 @options(src=Source, hyp=Hypothetical)
@@ -642,7 +646,7 @@ def rank(
         from .report.formats import parse_output
 
         fmt, arg = parse_output(output, RANK_FORMATS)
-        doc = rank_report(priority, order.value, limit, for_, all_namespaces, src, hyp, color)
+        doc, captured = _rank_report(priority, order.value, limit, for_, all_namespaces, src, hyp, color)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         elif fmt == "name":
@@ -654,7 +658,10 @@ def rank(
 
             from .report.escape import printable_doc
 
-            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+            import time
+
+            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True),
+                        now=captured or time.time())
 
     _guard(debug, run)
 
@@ -662,6 +669,12 @@ def rank(
 def rank_report(priority: int | None, order: str, limit: int | None, for_: str | None, all_namespaces: bool,
                 src: Source, hyp: Hypothetical, color: Color = Color.never) -> dict:
     """rank's answer (the command and the MCP tool): the RankReport in the order asked."""
+    return _rank_report(priority, order, limit, for_, all_namespaces, src, hyp, color)[0]
+
+
+def _rank_report(priority: int | None, order: str, limit: int | None, for_: str | None, all_namespaces: bool,
+                 src: Source, hyp: Hypothetical, color: Color = Color.never) -> tuple[dict, float | None]:
+    """(the RankReport, the snapshot's capture time: what the table's AGE column counts from)."""
     from .preemption.ranking import rank_units
     from .report.profileinfo import profile_fields
     from .report.document import rank_document
@@ -696,15 +709,16 @@ def rank_report(priority: int | None, order: str, limit: int | None, for_: str |
     doc.update(profile_fields(gates))
     if gates.profile_warning:
         doc["warnings"] = [gates.profile_warning]
-    return doc
+    return doc, _snapshot_time(snap)
 
 
 @app.command(epilog=_examples(
     "  # Two snapshots: what changes for job-1 between yesterday and today?\n"
-    "  kubectl wap diff podgroup job-1 -n ml --snapshot monday.json.gz --to '--snapshot tuesday.json.gz'",
-    "  # One snapshot, two sets of hypothetical flags (B = A's flags overridden by --to)\n"
-    "  kubectl wap diff podgroup new -n ml --demo --replicas 8 --requests nvidia.com/gpu=1 --to '--replicas 16'",
-    "  # In CI: exit 1 when the scenarios differ\n  kubectl wap diff podgroup job-1 -n ml --demo --to '--feature-gates PodGroupPreemptionPolicy=true' --exit-code",
+    "  kubectl wap diff podgroup job-1 -n ml --snapshot monday.json.gz \\\n      --to '--snapshot tuesday.json.gz'",
+    "  # One snapshot, two sets of hypothetical flags (B = A's flags\n  # overridden by --to)\n"
+    "  kubectl wap diff podgroup new -n ml --demo --replicas 8 \\\n      --requests nvidia.com/gpu=1 --to '--replicas 16'",
+    "  # In CI: exit 1 when the scenarios differ\n  kubectl wap diff podgroup job-1 -n ml --demo --exit-code \\\n"
+    "      --to '--feature-gates PodGroupPreemptionPolicy=true'",
 ))
 @options(src=Source, hyp=Hypothetical)
 def diff(
@@ -713,7 +727,7 @@ def diff(
     to: Annotated[str, typer.Option("--to", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    output: _output_opt(("table", "json", "yaml")) = "table",
+    output: _output_opt(DIFF_FORMATS) = "table",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the scenarios differ, 0 when they agree (like git diff --exit-code).")] = False,
@@ -724,10 +738,14 @@ def diff(
     def run() -> dict:
         from .report.formats import parse_output
 
-        fmt, _ = parse_output(output, ("table", "json", "yaml"))
+        fmt, _ = parse_output(output, DIFF_FORMATS)
         d = diff_report(kind, name, src, hyp, to, color)
         if fmt in ("json", "yaml"):
             _emit(d, fmt)
+        elif fmt == "html":
+            from .report.html import render_diff_html
+
+            sys.stdout.write(render_diff_html(d))
         else:
             from .report.tables import print_warnings, render_diff
 
@@ -772,12 +790,12 @@ SNAPSHOT_FORMATS = ("json", "yaml")
 @app.command(epilog=_examples(
     "  # Capture the current context's cluster into a file (gzip for .gz)\n  kubectl wap snapshot --output-file prod.json.gz",
     "  # kubectl style: the snapshot as JSON on stdout\n  kubectl wap snapshot -o json --context prod > prod.json",
-    "  # Convert and redact an existing `kubectl get -A -o json` dump before sharing it\n"
+    "  # Convert and redact an existing `kubectl get -A -o json` dump before\n  # sharing it\n"
     "  kubectl wap snapshot --snapshot dump.json --redact -o json > shared.json",
 ))
 def snapshot(
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
-    output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
+    output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
     from_snapshot: SnapshotOpt = None,
     max_input_size: MaxInputOpt = None,
     demo: DemoOpt = False,
@@ -785,7 +803,7 @@ def snapshot(
     context: ContextOpt = None,
     request_timeout: TimeoutOpt = 30.0,
     redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
-    redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
+    redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", metavar="FILE", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
     pvcs: Annotated[bool, typer.Option("--pvcs", help="Kept for compatibility: PersistentVolumeClaims are always captured now (with PVs, StorageClasses, CSINodes).")] = False,
@@ -883,13 +901,13 @@ def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, di
 
 # --- simulate (issue 14): the engine is kubectl_wap/simulate/, the rendering report/simulate.py. ---
 
-SIMULATE_FORMATS = ("table", "wide", "json", "yaml")
+SIMULATE_FORMATS = ("table", "wide", "json", "yaml", "html")
 
 
 @app.command(epilog=_examples(
     "  # Play every pending pod and group of the demo to the end: who preempts whom\n  kubectl wap simulate --demo",
-    "  # The same with a hypothetical gang added, victims terminating for their grace period\n"
-    "  kubectl wap simulate podgroup new -n ml --demo --replicas 8 --requests nvidia.com/gpu=1 --grace",
+    "  # The same with a hypothetical gang added, victims terminating for\n  # their grace period\n"
+    "  kubectl wap simulate podgroup new -n ml --demo --replicas 8 \\\n      --requests nvidia.com/gpu=1 --grace",
     "  # As data\n  kubectl wap simulate --snapshot prod.json.gz -o json",
 ))
 @options(src=Source, hyp=Hypothetical)
@@ -925,6 +943,10 @@ def simulate(
                                 job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
+        elif fmt == "html":
+            from .report.html import render_simulation_html
+
+            sys.stdout.write(render_simulation_html(doc))
         else:
             from .report.escape import printable_doc
 
@@ -996,6 +1018,7 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
 
 
 DIAG_FORMATS = ("table", "wide", "json", "yaml")
+PENDING_FORMATS = DIAG_FORMATS + ("html",)
 
 
 def _snapshot_time(snap: Any) -> float | None:
@@ -1042,9 +1065,9 @@ def pending(
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
     selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
-    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
-    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    namespace: NamespaceOpt = None, output: _output_opt(PENDING_FORMATS) = "table", color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
     compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
@@ -1066,9 +1089,13 @@ def pending(
             return
         from .report.formats import parse_output
 
-        fmt, _ = parse_output(output, DIAG_FORMATS)
+        fmt, _ = parse_output(output, PENDING_FORMATS)
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
+        elif fmt == "html":
+            from .report.html import render_pending_html
+
+            sys.stdout.write(render_pending_html(doc))
         else:
             render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
@@ -1177,7 +1204,7 @@ def _pending_versions_output(doc: dict, output: str, color: Any, no_headers: boo
         render_version_diff(doc, _console(color), no_headers=no_headers, err=_console(color, stderr=True))
 
 
-@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research --snapshot after.json.gz"))
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
 def why_preempted_cmd(
     kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
     name: Annotated[str, typer.Argument(help="Name of the preempted object.")],

@@ -20,8 +20,8 @@ import typer
 from .errors import UserError
 
 
-def _opt(*names: str, help: str, callback: Callable[..., Any] | None = None) -> Any:
-    return typer.Option(*names, help=help, callback=callback)
+def _opt(*names: str, help: str, callback: Callable[..., Any] | None = None, metavar: str | None = None) -> Any:
+    return typer.Option(*names, help=help, callback=callback, metavar=metavar)
 
 
 def _set_max_input(value: Optional[str]) -> Optional[str]:
@@ -46,9 +46,9 @@ def _set_max_input(value: Optional[str]) -> Optional[str]:
 class Source:
     """Where the cluster state comes from, and the object's namespace."""
 
-    snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
+    snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
     demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster.")] = False
-    kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
+    kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
     context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
     feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
@@ -69,7 +69,7 @@ class Source:
 class Hypothetical:
     """Work that does not exist yet: a flags-only PodGroup, or objects from a file."""
 
-    file: Annotated[Optional[str], _opt("--filename", "-f", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None
+    file: Annotated[Optional[str], _opt("--filename", "-f", metavar="FILE", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None
     replicas: Annotated[Optional[int], _opt("--replicas", help="Hypothetical: number of pods.")] = None
     requests: Annotated[Optional[str], _opt("--requests", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None
     priority_class: Annotated[Optional[str], _opt("--priority-class", help="Hypothetical: priorityClassName.")] = None

@@ -75,8 +75,12 @@ def test_whatif_no_headers():
     assert not header_rows(without.stdout)
     # --no-headers is for scripts: only the victim rows, one unit per line, nodes comma-joined
     lines = [ln.split() for ln in without.stdout.splitlines() if ln.strip()]
-    assert lines and all(len(f) == 7 for f in lines)
-    assert ["research/protein-fold", "PodGroup", "all", "100", "4", "gpu-a2,gpu-b3", "-"] in lines
+    # the table's columns (UNIT KIND PRIORITY PODS NODES PDB; MODE is -o wide's since issue 33)
+    assert lines and all(len(f) == 6 for f in lines)
+    assert ["research/protein-fold", "PodGroup", "100", "4", "gpu-a2,gpu-b3", "-"] in lines
+    wide = invoke("whatif", *JOB1, "--color", "never", "--no-headers", "-o", "wide")
+    assert ["research/protein-fold", "PodGroup", "all", "100", "4", "gpu-a2,gpu-b3", "-"] == \
+        [ln.split()[:7] for ln in wide.stdout.splitlines() if ln.startswith("research/protein-fold")][0]
 
 
 def test_whatif_json_and_yaml_agree():

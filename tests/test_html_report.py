@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
+from tests.png import rgb_rows
 
 JOB1 = ["whatif", "podgroup", "job-1", "-n", "ml", "--demo"]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -56,13 +57,20 @@ def test_rendered_dom(page, tmp_path):
     assert 'id="verdict"' in dom and "Preempt: PodGroup ml/job-1" in dom
     placed = sorted({pl["node"] for pl in doc["placements"]})
     assert re.findall(r'class="node" data-node="([^"]+)"', dom) == placed
-    # each bar has its segments in order, widths adding up to 100 %
+    # the collateral node (research/protein-fold's pod on gpu-a2) is drawn too
+    assert re.findall(r'class="node collateral" data-node="([^"]+)"', dom) == ["gpu-a2"]
+    # each node: now (kept | evicted | free) and after (kept | preemptor | free), each the whole
+    # allocatable (the demo's nodes are not overcommitted): widths add up to 100 %
+    nodes_html = dom[dom.index('id="nodes"'):dom.index('id="filter"')]
     for node in placed:
-        bar = re.search(rf'data-node="{node}".*?<div class="bar">(.*?)</div></div>', dom, re.S).group(1)
-        kinds = re.findall(r'data-kind="(\w+)"', bar)
-        assert kinds == [k for k in ("kept", "evicted", "preemptor", "free") if k in kinds] and "preemptor" in kinds
-        widths = [float(w) for w in re.findall(r"width:\s*([\d.]+)%", bar)]
-        assert abs(sum(widths) - 100) < 0.01
+        block = nodes_html.split(f'data-node="{node}"')[1].split("data-node=")[0]
+        bars = block.split('class="bar"')[1:]
+        assert len(bars) == 2, block
+        for bar, order in zip(bars, (("kept", "evicted", "free"), ("kept", "preemptor", "free"))):
+            kinds = re.findall(r'data-kind="(\w+)"', bar)
+            assert kinds == [k for k in order if k in kinds], kinds
+            widths = [float(w) for w in re.findall(r"width:\s*([\d.]+)%", bar)]
+            assert abs(sum(widths) - 100) < 0.01
     assert len(re.findall(r'<tr class="victim"', dom)) == len(doc["victimUnits"])
     assert len(re.findall(r'<tr class="spared"', dom)) == len(doc["reprieved"])
     assert re.search(r'id="shown">7<', dom)  # the script ran: every victim unit shown
@@ -94,44 +102,5 @@ def test_screenshot(page, tmp_path):
 
 
 def _pixels(png: bytes) -> set[tuple[int, int, int]]:
-    """The distinct RGB colours of an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes)."""
-    import struct
-    import zlib
-
-    pos, chunks, ihdr = 8, [], None
-    while pos < len(png):
-        n, kind = struct.unpack(">I4s", png[pos:pos + 8])
-        body = png[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            ihdr = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            chunks.append(body)
-        pos += 12 + n
-    w, h, depth, ctype, _, _, interlace = ihdr
-    assert depth == 8 and ctype in (2, 6) and not interlace
-    bpp = 3 if ctype == 2 else 4
-    raw = zlib.decompress(b"".join(chunks))
-    stride = w * bpp
-    prev = bytearray(stride)
-    out: set[tuple[int, int, int]] = set()
-    i = 0
-    for _ in range(h):
-        f = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
-        prev = line
-    return out
+    """The distinct RGB colours of the screenshot."""
+    return {px for row in rgb_rows(png) for px in row}

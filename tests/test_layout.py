@@ -26,7 +26,8 @@ def _squash(text: str) -> str:
 
 def test_fits_natural_widths_no_trailing_spaces():
     out = layout.render("T", ["UNIT", "PODS"], [["a/b", 1], ["ccc/dddd", 12]], width=80)
-    assert out == "T\n\n UNIT       PODS\n ───────────────\n a/b        1\n ccc/dddd   12\n\n"
+    # kubectl's spacing (cli-runtime printers.GetNewTabWriter): longest value + 3, no leading space, no rule
+    assert out == "T\n\nUNIT       PODS\na/b        1\nccc/dddd   12\n\n"
 
 
 def test_free_text_wraps_identifiers_and_numbers_do_not():

@@ -10,26 +10,16 @@ from typing import Any
 
 from rich.console import Console
 
+from .age import age
 from .document import API_VERSION
 from .profileinfo import profile_line
-from .tables import print_table, print_warnings
+from .tables import print_table, print_warnings, say
 
 
 def _iso(t: float | None) -> str | None:
     if t is None:
         return None
     return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def age(seconds: float | None) -> str:
-    """kubectl's short age: 45s, 12m, 5h, 3d."""
-    if seconds is None:
-        return "-"
-    s = max(int(seconds), 0)
-    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
-        if s >= n:
-            return f"{s // n}{unit}"
-    return f"{s}s"
 
 
 def pending_document(t: Any, source: str = "", namespace: str | None = None) -> dict[str, Any]:
@@ -48,7 +38,7 @@ def pending_document(t: Any, source: str = "", namespace: str | None = None) -> 
             "nodeTemplates": t.templates, "items": rows, "warnings": list(t.warnings)}
 
 
-def _preempt_cell(p: dict) -> str:
+def preemption_cell(p: dict) -> str:
     if p["helps"] == "yes":
         return f"yes: {p['victimPods']} pod(s) in {p['victimUnits']} unit(s)"
     if p["helps"] == "not allowed" and p.get("why"):
@@ -56,30 +46,48 @@ def _preempt_cell(p: dict) -> str:
     return p["helps"]
 
 
+def _add_node_short(scale_up: str | None) -> str:
+    """ADD-NODE of the default table: yes (the templates are in the row's 'Why pending' line), no, or -."""
+    if not scale_up:
+        return "-"
+    return "yes" if scale_up.startswith("+") else scale_up
+
+
 def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
-    headers = ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE"]
+    """The default table is an index that fits 80 columns on the demo (issue 33): who, how many
+    pods, how old, whether preemption or a node would help; the reasons follow as prose, one
+    paragraph per row. -o wide is the whole story in one row per object."""
     if wide:
-        headers += ["UPSTREAM", "BLOCKERS", "NOTES"]
-    rows = []
-    for r in doc["items"]:
-        row = [r["kind"], r["namespace"], r["name"], r["priority"], r["pendingPods"], age(r["ageSeconds"]),
-               r["reason"], _preempt_cell(r["preemption"]), r["scaleUp"] or "-"]
-        if wide:
-            row += [r["upstreamReason"] or "-", "; ".join(r["blockers"][1:]) or "-", "; ".join(r["notes"]) or "-"]
-        rows.append(row)
+        headers = ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE", "UPSTREAM", "BLOCKERS", "NOTES"]
+        rows = [[r["kind"], r["namespace"], r["name"], r["priority"], r["pendingPods"], age(r["ageSeconds"]), r["reason"],
+                 preemption_cell(r["preemption"]), r["scaleUp"] or "-", r["upstreamReason"] or "-",
+                 "; ".join(r["blockers"][1:]) or "-", "; ".join(r["notes"]) or "-"] for r in doc["items"]]
+    else:
+        headers = ["NAMESPACE", "NAME", "KIND", "PODS", "AGE", "PREEMPTION", "ADD-NODE"]
+        rows = [[r["namespace"], r["name"], r["kind"], r["pendingPods"], age(r["ageSeconds"]), r["preemption"]["helps"],
+                 _add_node_short(r["scaleUp"])] for r in doc["items"]]
     if not rows:
         where = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
         (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
         return
     print_table(console, None, headers, rows, no_headers)
+    # Prose through say(): wrapped at the terminal's width at spaces, no trailing spaces.
+    if not wide and not no_headers:
+        console.print("Why pending:", highlight=False)
+        for r in doc["items"]:
+            text = f"  {r['namespace']}/{r['name']}: {r['reason'].rstrip('.')}. Preemption: {preemption_cell(r['preemption']).rstrip('.')}."
+            if r["scaleUp"]:
+                text += f" Add a node: {r['scaleUp']}."
+            say(console, text, indent="    ")
+        console.print()
     if not no_headers and (line := profile_line(doc)):
-        console.print(f"\n{line}", highlight=False)
+        say(console, line)
     if not wide and not no_headers:
         ups = [(f"{r['namespace']}/{r['name']}", r["upstreamReason"]) for r in doc["items"] if r["upstreamReason"]]
         if ups:
             console.print("\nUpstream reasons (kube-scheduler's own words):", highlight=False)
             for k, u in ups:
-                console.print(f"  {k}: {u}", highlight=False)
+                say(console, f"  {k}: {u}", indent="    ")
     print_warnings(err or console, doc.get("warnings") or [])
 
 

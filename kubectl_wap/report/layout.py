@@ -2,12 +2,16 @@
 
 Three layouts, chosen per table:
 
-- **columns** (kubectl's look): every value at its full width. Used whenever it fits the terminal,
-  and always when the output is not a terminal (width None: scripts see complete rows).
+- **columns** (kubectl's look): every value at its full width, spaced as kubectl's printers space
+  them (k8s.io/cli-runtime printers.GetNewTabWriter: text/tabwriter with minwidth 6 and padding 3,
+  so a column is its longest value plus 3 spaces, at least 6; the last column is not padded; no
+  leading space, no rule line). Used whenever it fits the terminal, and always when the output is
+  not a terminal (width None: scripts see complete rows).
 - **wrapped columns**: too wide, but the free-text columns (reasons, comma lists of names or nodes)
   can wrap at spaces/commas to fit; identifiers and numbers never wrap.
-- **stacked**: still too wide (a narrow terminal): one block per row, the key column (the first)
-  on its own line, then `HEADER  value` lines. A value longer than the line is folded onto the next
+- **stacked**: still too wide (a narrow terminal): one block per row, titled with the object's
+  namespace/name (the NAMESPACE and NAME columns, or the first UNIT/POD/OBJECT/... column), then
+  `HEADER value` pairs. A value longer than the line is folded onto the next
   line, never cut.
 
 With `no_headers` (scripts) each column has a fixed width, so a row's text depends only on its own
@@ -27,14 +31,16 @@ _MIN_WRAP = 16
 # --no-headers: fixed column widths (a longer value pushes the rest of its row, not the column).
 STABLE_WIDTHS = {
     "#": 5, "UNIT": 44, "POD": 44, "KIND": 17, "MODE": 6, "PRIORITY": 10, "PODS": 5, "NODES": 24, "NODE": 24,
-    "VIOLATES-PDB": 3, "STARTED": 20, "NAMES": 0, "VICTIM-PODS": 5, "PDB-VIOLATIONS": 3, "CHOSEN": 3,
+    "VIOLATES-PDB": 3, "PDB": 3, "AGE": 6, "STARTED": 20, "NAMES": 0, "VICTIM-PODS": 5, "PDB-VIOLATIONS": 3, "CHOSEN": 3,
     "CHANGE": 8, "BEFORE": 24, "AFTER": 24,
 }
 _STABLE_DEFAULT = 16
 
-GAP = "   "
-NARROW_GAP = "  "
-RULE = "─"
+# kubectl's tabwriter (cli-runtime printers/tabwriter.go: tabwriterMinWidth 6, tabwriterPadding 3).
+PAD = 3
+MIN_CELL = 6
+# The columns that name a row's object, in the order a stacked block's title looks for them.
+KEY_COLUMNS = ("UNIT", "POD", "OBJECT", "NAME", "NODE", "PREEMPTOR", "OPTION", "CHANGE")
 
 
 def cell(v: Any) -> str:
@@ -50,12 +56,11 @@ def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[An
     widths = natural_widths(headers, cells)
     if width is None or _total(widths) <= width:
         return _columns(title, headers, cells, widths)
-    # Too wide: wrap free text, then close the gaps to kubectl's minimum of two spaces, and only
-    # then give up columns for the stacked layout.
-    for gap in (GAP, NARROW_GAP):
-        narrowed = _narrow(headers, cells, widths, width, gap)
-        if narrowed is not None:
-            return _columns(title, headers, cells, narrowed, gap)
+    # Too wide: wrap free text, and only then give up columns for the stacked layout (kubectl's
+    # spacing is kept: a table either looks like kubectl's or is clearly something else).
+    narrowed = _narrow(headers, cells, widths, width)
+    if narrowed is not None:
+        return _columns(title, headers, cells, narrowed)
     return stacked(title, headers, cells, width)
 
 
@@ -77,11 +82,16 @@ def stable_row(headers: Sequence[str], row: Sequence[str]) -> str:
     return "".join(parts).rstrip()
 
 
-def _total(widths: list[int], gap: str = GAP) -> int:
-    return 1 + sum(widths) + len(gap) * (len(widths) - 1)
+def _cells(widths: list[int]) -> list[int]:
+    """What each column takes on the line: tabwriter pads every cell but the last."""
+    return [max(w + PAD, MIN_CELL) for w in widths[:-1]] + widths[-1:]
 
 
-def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], width: int, gap: str = GAP) -> list[int] | None:
+def _total(widths: list[int]) -> int:
+    return sum(_cells(widths))
+
+
+def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], width: int) -> list[int] | None:
     """Shrink the wrapping columns (widest first) until the table fits; None if it cannot without
     breaking a word, an identifier or a number."""
     out = list(widths)
@@ -92,7 +102,7 @@ def _narrow(headers: Sequence[str], cells: list[list[str]], widths: list[int], w
             floor.append(max(_MIN_WRAP, longest_word))
         else:
             floor.append(out[i])
-    excess = _total(out, gap) - width
+    excess = _total(out) - width
     for i in sorted(range(len(out)), key=lambda i: -out[i]):
         if excess <= 0:
             break
@@ -118,16 +128,15 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
-def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], widths: list[int], gap: str = GAP) -> str:
+def _columns(title: str | None, headers: Sequence[str], cells: list[list[str]], widths: list[int]) -> str:
     out = []
     if title:
         out.append(title)
         out.append("")
     # One format for every line (str.format pads in C: a 120k-row table is ~1 s less), and rows
     # whose wrapping cells fit their width (all of them at natural widths) skip the wrapping.
-    line = (" " + gap.join(f"{{:<{w}}}" for w in widths)).format
+    line = "".join(f"{{:<{w}}}" for w in _cells(widths)).format
     out.append(line(*headers).rstrip())
-    out.append(" " + RULE * (_total(widths, gap) - 1))
     wrap_cols = [i for i, h in enumerate(headers) if h in WRAPPING]
     for r in cells:
         if len(r) == len(widths) and all(len(r[i]) <= widths[i] for i in wrap_cols):
@@ -153,17 +162,29 @@ def fold_words(text: str, width: int, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False) or [""]
 
 
+def key_columns(headers: Sequence[str]) -> list[int]:
+    """The columns whose values title a stacked block: NAMESPACE and NAME joined as kubectl names
+    an object (namespace/name), else the first column that names the row, else the first."""
+    if "NAMESPACE" in headers and "NAME" in headers:
+        return [headers.index("NAMESPACE"), headers.index("NAME")]
+    for h in KEY_COLUMNS:
+        if h in headers:
+            return [headers.index(h)]
+    return [0]
+
+
 def stacked(title: str | None, headers: Sequence[str], cells: list[list[str]], width: int) -> str:
-    """One block per row: the key value on its own line, then `HEADER value` pairs wrapped at
-    pair boundaries (a pair longer than the line is folded)."""
+    """One block per row: the row's object (namespace/name) on its own line, then the other
+    `HEADER value` pairs wrapped at pair boundaries (a pair longer than the line is folded)."""
     out = []
     if title:
         out.append(title)
         out.append("")
+    keys = key_columns(headers)
     for r in cells:
-        out.extend(fold(r[0], width))
+        out.extend(fold("/".join(r[k] for k in keys), width))
         line = "   "
-        for h, c in zip(headers[1:], r[1:]):
+        for h, c in ((h, c) for i, (h, c) in enumerate(zip(headers, r)) if i not in keys):
             pair = f"{h} {c or '-'}"
             if len(line) + 2 + len(pair) <= width or line == "   ":
                 line = (line + "  " + pair) if line != "   " else "    " + pair

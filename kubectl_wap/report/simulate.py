@@ -142,10 +142,15 @@ def render_simulation(doc: dict, console: Console, wide: bool = False, no_header
     say(console, f"Simulation: {s['cycles']} cycle(s), stopped because {_STOP.get(doc['stopReason'], doc['stopReason'])}; "
                  f"{s['preemptions']} preemption(s) evicted {s['evictedPods']} pod(s), {s['recreatedPods']} recreated by their controllers; "
                  f"{s['boundPods']} pod(s) bound; {s['pendingObjects']} object(s) still pending; cascade depth {s['cascadeDepth']}")
-    headers = ["CYCLE", "OBJECT", "PRIORITY", "ACTION", "VICTIMS"] + (["MESSAGE"] if wide else [])
+    # "#" (the cycle) and the victims as a count keep the timeline within 80 columns on the demo
+    # (issue 33); who they were is the next section, and -o wide lists them here too.
+    headers = ["#", "KIND", "OBJECT", "PRIORITY", "ACTION", "VICTIMS"] + (["MESSAGE"] if wide else [])
     rows = []
     for c in doc["cycles"]:
-        row = [c["n"], _object(c["object"]), c["priority"], _action(c), _names([f"{v['namespace']}/{v['name']}" for v in c["victims"]], wide)]
+        o = c["object"]
+        victims = [f"{v['namespace']}/{v['name']}" for v in c["victims"]]
+        row = [c["n"], o["kind"], f"{o['namespace']}/{o['name']}", c["priority"], _action(c),
+               _names(victims, wide) if wide else (len(victims) or "-")]
         rows.append(row + ([c["message"]] if wide else []))
     print_table(console, "Timeline", headers, rows, no_headers)
     if doc["cascade"]:
@@ -165,8 +170,8 @@ def render_simulation(doc: dict, console: Console, wide: bool = False, no_header
     if doc["storms"]:
         console.print()
     if doc["pending"]:
-        print_table(console, "Still pending", ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "REASON"],
-                    [[p["kind"], p["namespace"], p["name"], p["priority"], p["pods"], p["reason"]] for p in doc["pending"]], no_headers)
+        print_table(console, "Still pending", ["KIND", "OBJECT", "PRIORITY", "PODS", "REASON"],
+                    [[p["kind"], f"{p['namespace']}/{p['name']}", p["priority"], p["pods"], p["reason"]] for p in doc["pending"]], no_headers)
     t = doc["totals"]
     console.print("Totals", highlight=False)
     say(console, "  Evictions by namespace:  " + (", ".join(f"{k} {v}" for k, v in t["evictionsByNamespace"].items()) or "none"))

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import layout
+from .age import age_since
 from ..preemption.workload import NOT_ATTEMPTED
 from ..quantity import format_amount
 from .headline import collateral, headline
@@ -67,7 +68,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     err = err or console
     print_warnings(err, doc["warnings"])
     if no_headers:
-        print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
+        print_table(console, None, _victim_headers(wide), _victim_rows(doc, wide), True)
         return
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
@@ -112,7 +113,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         title = "Nominated node (after preemption)" if doc.get("algorithm") == "default" and doc["outcome"] == "Preempt" else "Placement"
         print_table(console, title, ["NODE", "PODS", "NAMES"], rows, no_headers)
     if doc["victimUnits"]:
-        print_table(console, "Victims", _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), no_headers)
+        print_table(console, "Victims", _victim_headers(wide), _victim_rows(doc, wide), no_headers)
     if doc.get("candidateNodes"):
         rows = []
         for c in doc["candidateNodes"]:
@@ -134,12 +135,12 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         hidden = doc["summary"]["reprievedUnits"] - len(shown)
         for v in shown:
             u = v["unit"]
-            row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
-                   "yes" if v["violatesPDB"] else "-"]
+            row = [f"{u['namespace']}/{u['name']}", u["kind"]] + ([u["disruptionMode"] or "-"] if wide else []) + [
+                u["priority"], len(v["pods"]), "yes" if v["violatesPDB"] else "-"]
             if wide:
                 row.append(v["reason"])
             rows.append(row)
-        headers = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "VIOLATES-PDB"] + (["REASON"] if wide else [])
+        headers = _with_mode(["UNIT", "KIND", "PRIORITY", "PODS", "PDB"], wide) + (["REASON"] if wide else [])
         title = "Spared (reprieved) on the placement's nodes" if not wide else "Spared (reprieved)"
         if rows:
             print_table(console, title, headers, rows, no_headers)
@@ -152,7 +153,14 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
         print_table(console, "Not placed", ["POD", "WHY"], rows, no_headers)
 
 
-_VICTIM_HEADERS = ["UNIT", "KIND", "MODE", "PRIORITY", "PODS", "NODES", "VIOLATES-PDB"]
+def _with_mode(headers: list[str], wide: bool) -> list[str]:
+    """MODE (the unit's disruptionMode) after KIND with -o wide only: the default tables fit 80
+    columns on the demo with kubectl's spacing (issue 33), and KIND already says Pod or group."""
+    return headers[:2] + ["MODE"] + headers[2:] if wide else headers
+
+
+def _victim_headers(wide: bool) -> list[str]:
+    return _with_mode(["UNIT", "KIND", "PRIORITY", "PODS", "NODES", "PDB"], wide) + (["REASON"] if wide else [])
 
 
 def _victim_rows(doc: dict, wide: bool) -> list[list[Any]]:
@@ -160,8 +168,8 @@ def _victim_rows(doc: dict, wide: bool) -> list[list[Any]]:
     for v in doc["victimUnits"]:
         u = v["unit"]
         nodes = sorted({p["node"] for p in v["pods"]})
-        row = [f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], len(v["pods"]),
-               ",".join(nodes), "yes" if v["violatesPDB"] else "-"]
+        row = [f"{u['namespace']}/{u['name']}", u["kind"]] + ([u["disruptionMode"] or "-"] if wide else []) + [
+            u["priority"], len(v["pods"]), ",".join(nodes), "yes" if v["violatesPDB"] else "-"]
         if wide:
             row.append(v["reason"])
         rows.append(row)
@@ -252,8 +260,11 @@ def _list_step(step: str) -> tuple[str, list[str]]:
     return head + ":", items
 
 
-def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
-    """The title says the order (risk: the units preemption takes first come first)."""
+def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None,
+                now: float | None = None) -> None:
+    """The title says the order (risk: the units preemption takes first come first). AGE is the
+    time since the unit's earliest start at `now` (the snapshot's capture time), as kubectl prints
+    ages; -o wide adds MODE, the start time itself and the nodes."""
     print_warnings(err or console, doc.get("warnings") or [])
     if not no_headers:
         prio = doc["preemptorPriority"]
@@ -265,13 +276,13 @@ def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: boo
         if line := profile_line(doc):
             say(console, line)
         console.file.write("\n")
-    headers = ["#", "UNIT", "KIND", "MODE", "PRIORITY", "PODS", "STARTED", "VIOLATES-PDB"] + (["NODES"] if wide else [])
+    headers = ["#"] + _with_mode(["UNIT", "KIND", "PRIORITY", "PODS", "AGE", "PDB"], wide) + (["STARTED", "NODES"] if wide else [])
     out = []
     for r in doc["units"]:
-        row = [r.get("position", r["rank"]), f"{r['namespace']}/{r['name']}", r["kind"], r["disruptionMode"] or "-", r["priority"], r["pods"],
-               r["earliestStart"] or "-", "yes" if r["violatesPDB"] else "-"]
+        row = [r.get("position", r["rank"]), f"{r['namespace']}/{r['name']}", r["kind"]] + ([r["disruptionMode"] or "-"] if wide else []) + [
+            r["priority"], r["pods"], age_since(r["earliestStart"], now), "yes" if r["violatesPDB"] else "-"]
         if wide:
-            row.append(",".join(r["nodes"]))
+            row += [r["earliestStart"] or "-", ",".join(r["nodes"])]
         out.append(row)
     print_table(console, None, headers, out, no_headers)
 

@@ -1000,9 +1000,10 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
     opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
                    grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
     sim = play(snap, opts, extras, start, submitted)
-    if recreate_victims and not extras and sim.evictions:
-        sim.warnings.append("no pod in this source carries an owner reference (snapshots saved by kubectl wap and live reads keep none): "
-                            "no victim is recreated; use a `kubectl get -o yaml` dump to see cascades")
+    if recreate_victims and sim.evictions and not any(ex.owner_kind for ex in extras.values()):
+        sim.warnings.append("no pod in this source carries a controller owner reference (snapshots saved by kubectl wap before "
+                            "formatVersion 3 keep none): no victim is recreated; take a new snapshot or use a `kubectl get -o yaml` "
+                            "dump to see cascades")
     options_doc = {"maxCycles": max_cycles, "recreateVictims": recreate_victims, "grace": grace, "graceSeconds": grace_seconds,
                    "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")

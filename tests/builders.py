@@ -114,6 +114,21 @@ class PodBuilder(_Builder):
         self.spec["schedulerName"] = name
         return self
 
+    def uid(self, uid: str) -> "PodBuilder":
+        self._o["metadata"]["uid"] = uid
+        return self
+
+    def owned_by(self, kind: str, name: str, controller: bool = True, api_version: str = "apps/v1") -> "PodBuilder":
+        """One more ownerReferences entry, as a controller writes it (uid and blockOwnerDeletion too)."""
+        self._o["metadata"].setdefault("ownerReferences", []).append(
+            {"apiVersion": api_version, "kind": kind, "name": name, "uid": f"uid-{kind.lower()}-{name}",
+             "controller": controller, "blockOwnerDeletion": True})
+        return self
+
+    def grace(self, seconds: int) -> "PodBuilder":
+        self.spec["terminationGracePeriodSeconds"] = seconds
+        return self
+
     def terminating(self, at: int, grace: int = 30) -> "PodBuilder":
         self._o["metadata"]["deletionTimestamp"] = ts(at)
         self._o["metadata"]["deletionGracePeriodSeconds"] = grace

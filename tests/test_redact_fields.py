@@ -167,7 +167,8 @@ def test_relations_the_scheduler_reads_still_hold(red):
     assert "containerStatuses" not in pod["status"]  # strip_object drops them before redaction
     assert pdb["spec"]["selector"]["matchExpressions"][0] == {"key": h("app"), "operator": "In", "values": [labels[h("app")]]}
     assert list(pdb["status"]["disruptedPods"]) == [h("victim-pod")]
-    assert "ownerReferences" not in pod["metadata"]  # strip_object keeps no owner references
+    # the controller's kind and name only (simulate recreates victims), the name through the one mapping
+    assert pod["metadata"]["ownerReferences"] == [{"kind": "ReplicaSet", "name": h("owner-rs"), "controller": True}]
 
 
 

@@ -95,7 +95,9 @@ def test_pod_keeps_only_scheduling_fields() -> None:
     assert POD == original  # input untouched
     meta = out["metadata"]
     assert "managedFields" not in meta and "annotations" not in meta and "finalizers" not in meta
-    assert "ownerReferences" not in meta and "resourceVersion" not in meta  # nothing reads them
+    assert "resourceVersion" not in meta  # nothing reads it
+    # simulate recreates a victim as its controller would: the controller's kind and name, no uid (test_owners.py)
+    assert meta["ownerReferences"] == [{"kind": "StatefulSet", "name": "web", "controller": True}]
     assert meta["deletionTimestamp"] == "2026-01-02T00:00:00Z" and meta["labels"] == {"app": "web"}
     spec = out["spec"]
     assert spec["containers"] == [{
@@ -218,7 +220,7 @@ def test_round_trip(tmp_path: Path, name: str) -> None:
     assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
     doc = _read(path)
     assert doc["apiVersion"] == API_VERSION and doc["kind"] == "Snapshot"
-    assert doc["header"] == {**HEADER, "formatVersion": 2}
+    assert doc["header"] == {**HEADER, "formatVersion": 3}
     # formatVersion 2 on disk: the pod's spec lives in a PodSpecTemplate, the pod keeps nodeName
     node, template, pod = doc["items"]
     assert node == ITEMS[0]

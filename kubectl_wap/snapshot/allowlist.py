@@ -91,15 +91,18 @@ META = {"name": "id", "namespace": "id", "uid": "id", "labels": LABELS, "creatio
         "deletionTimestamp": "time"}
 HEAD = {"apiVersion": API_VERSIONS, "kind": KINDS}
 
+# A pod's controller (strip.controller_ref): kinds of the built-in controllers are kept (`simulate`
+# treats Job, StatefulSet and Node apart), any other (a custom resource's) is hashed like names.
+OWNER_KINDS = frozenset({"ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController", "Node"})
 POD = {
     **HEAD,
-    "metadata": META,
+    "metadata": dict(META, ownerReferences=L({"kind": OWNER_KINDS, "name": "id", "controller": "bool"})),
     "spec": {
         "overhead": RES, "resources": {"requests": RES, "claims": CLAIMS}, "nodeName": "id", "nodeSelector": LABELS,
         "affinity": AFFINITY, "tolerations": L(TOLERATION), "topologySpreadConstraints": L(SPREAD), "priority": "int",
         "priorityClassName": "pc", "preemptionPolicy": PREEMPTION_POLICY, "schedulerName": "scheduler",
         "schedulingGroup": {"podGroupName": "id"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
-        "containers": L(CONTAINER), "initContainers": L(CONTAINER),
+        "containers": L(CONTAINER), "initContainers": L(CONTAINER), "terminationGracePeriodSeconds": "int",
         "volumes": L({"name": "id", "persistentVolumeClaim": {"claimName": "id"}, "ephemeral": {}}),  # storage.PodVolume
         "resourceClaims": L({"name": "id", "resourceClaimName": "id", "resourceClaimTemplateName": "id"}),
     },

@@ -480,11 +480,12 @@ _TIME_MIN, _TIME_MAX = -62135596800, 253402300799
 
 
 def pod_from_row(row: list, template: SpecTemplate, labels: Any) -> Pod | None:
-    """The Pod for a formatVersion 2 pod row (podrows.py) without building its dicts: what pod_from
-    gives for the row's expanded item. `labels` is the row's map, None, or its resolved LabelSet.
+    """The Pod for a formatVersion 2 or 3 pod row (podrows.py) without building its dicts: what
+    pod_from gives for the row's expanded item. `labels` is the row's map, None, or its resolved
+    LabelSet; a version 3 row's owners (its last field) are not the model's (owners.py reads them).
     None when a value is not of the plain kind (a hand-edited file): the caller then expands the
     row and uses pod_from."""
-    _, ns, name, uid, _, created, node, phase, started = row
+    ns, name, uid, created, node, phase, started = row[1], row[2], row[3], row[5], row[6], row[7], row[8]
     if type(ns) is not str or not ns or type(name) is not str or not name or type(uid) is not str:
         return None
     checked_namespace(ns, "Pod", checked_name(name, "Pod"))  # as meta() checks an object's (fields.py)

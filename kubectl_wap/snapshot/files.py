@@ -273,7 +273,7 @@ def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
         if not isinstance(items, list):
             raise UserError(f"{path}: snapshot has no 'items' list")
         if version >= 2:
-            yield from Decoder(f"{path}: ").items(items)
+            yield from Decoder(f"{path}: ", version=version).items(items)
         else:
             yield from items
     elif isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
@@ -379,7 +379,7 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     except UserError:
         f.close()
         raise
-    decoder = Decoder(f"{path}: ", pod_from_row) if version >= 2 else None
+    decoder = Decoder(f"{path}: ", pod_from_row, version) if version >= 2 else None
 
     def _parse_line(body: bytes, lineno: int) -> Any:
         try:
@@ -443,16 +443,19 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
         finally:
             f.close()
 
-    return header, SnapshotItems(items)
+    return header, SnapshotItems(items, decoder)
 
 
 class SnapshotItems:
     """The items of a streamed snapshot, readable once. Iterating gives the items as written
-    (dicts); `models()` gives the same sequence with formatVersion 2 pod rows already converted
-    to Pods, which build_snapshot accepts: the fast path when nothing else looks at raw items."""
+    (dicts); `models()` gives the same sequence with formatVersion 2 and 3 pod rows already
+    converted to Pods, which build_snapshot accepts: the fast path when nothing else looks at raw
+    items. `decoder` (None for formatVersion 1) is what converts the rows: its `on_row` hears of
+    each (owners.py)."""
 
-    def __init__(self, make: Callable[[bool], Iterator[Any]]) -> None:
+    def __init__(self, make: Callable[[bool], Iterator[Any]], decoder: Decoder | None = None) -> None:
         self._make = make
+        self.decoder = decoder
 
     def __iter__(self) -> Iterator[Any]:
         return self._make(False)

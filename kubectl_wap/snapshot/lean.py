@@ -45,17 +45,24 @@ from .spectemplates import SpecTemplate, templated
 _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fields
 
 
+class _OwnerRef(msgspec.Struct, **_Opt):
+    # what strip.controller_ref keeps (uid, apiVersion and blockOwnerDeletion are skipped)
+    kind: Any = None
+    name: Any = None
+    controller: Any = None
+
+
 class _Meta(msgspec.Struct, **_Opt):
     # strip._META_KEYS (annotations and managedFields are skipped), plus ownerReferences: the cycle
-    # simulator brings a controller's victims back (snapshot/owners.py); strip.py drops them when
-    # a snapshot is written.
+    # simulator brings a controller's victims back (snapshot/owners.py); strip.py keeps a pod's
+    # controller's kind and name.
     name: Any = None
     namespace: Any = None
     uid: Any = None
     labels: Any = None
     creationTimestamp: Any = None
     deletionTimestamp: Any = None
-    ownerReferences: Any = None
+    ownerReferences: Union[list[_OwnerRef], None] = None
 
 
 class _Resources(msgspec.Struct, **_Opt):

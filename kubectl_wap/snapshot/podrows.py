@@ -1,9 +1,12 @@
-"""Pod rows of snapshot formatVersion 2 (see docs/snapshot-format.md and spectemplates.py).
+"""Pod rows of snapshot formatVersion 2 and 3 (see docs/snapshot-format.md and spectemplates.py).
 
 A pod of the usual shape is one JSON array instead of five nested objects:
 
     [template id, namespace, name, uid, labels, creationTimestamp, nodeName, phase, startTime]
 
+and, since formatVersion 3, a pod with owner references one more field: the list itself the first
+time it is seen (it gets the next owners id, 0, 1, ...), its id after that (a ReplicaSet's or a
+Job's pods share one).
 null stands for an absent field. `labels` is a map, or the id of a `LabelSet` item when the same
 set was seen before (replicas share theirs). Timestamps of the API's form
 (`2026-01-01T00:00:00Z`) are integer POSIX seconds, which need no parsing to load. Each encoding
@@ -17,10 +20,11 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-ROW_LEN = 9
+ROW_LEN = 9  # a row without owners (formatVersion 2 rows are all of this length)
+OWNED_ROW_LEN = ROW_LEN + 1  # formatVersion 3: the owners (or their id) last
 LABELSET_KIND = "LabelSet"
 _TOP = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
-_META = frozenset({"name", "namespace", "uid", "labels", "creationTimestamp"})
+_META = frozenset({"name", "namespace", "uid", "labels", "creationTimestamp", "ownerReferences"})
 _STATUS = frozenset({"phase", "startTime"})
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -65,11 +69,13 @@ class LabelSet:
 
 
 class RowWriter:
-    """Encodes pod items as rows; remembers label sets so a repeated one becomes a reference."""
+    """Encodes pod items as rows; remembers label sets so a repeated one becomes a reference, and
+    owner references so each distinct list is written once and then referred to by id."""
 
     def __init__(self) -> None:
         self._seen: set[str] = set()  # label sets written inline once
         self._ids: dict[str, int] = {}  # label sets defined as LabelSet items
+        self._owners: dict[str, int] = {}  # owner reference lists written (inline, once), by id
 
     def row(self, item: dict, spec: dict, tid: int, dump: Any) -> tuple[list, str | None] | None:
         """(row, LabelSet line to write first or None), or None when the pod needs its object form."""
@@ -86,6 +92,9 @@ class RowWriter:
         rest = (md.get("creationTimestamp"), spec.get("nodeName"), st.get("phase"), st.get("startTime"))
         if not all(v is None or type(v) is str for v in rest):
             return None
+        owners = md.get("ownerReferences")
+        if "ownerReferences" in md and (type(owners) is not list or not owners):
+            return None  # anything but a non-empty list keeps the object form (null and [] come back as they are)
         if ("labels" in md and labels is None) or any(v is None and k in d for v, k, d in (
                 (rest[0], "creationTimestamp", md), (rest[1], "nodeName", spec), (rest[2], "phase", st), (rest[3], "startTime", st))):
             return None  # an explicit null would come back as an absent field
@@ -101,17 +110,29 @@ class RowWriter:
                 self._seen.add(text)
             if lid is not None:
                 ref = lid
-        return [tid, ns, name, uid, ref, _time(rest[0]), rest[1], rest[2], _time(rest[3])], define
+        row = [tid, ns, name, uid, ref, _time(rest[0]), rest[1], rest[2], _time(rest[3])]
+        if owners is not None:
+            text = dump(owners)
+            oid = self._owners.get(text)
+            if oid is None:  # first sight: inline (an item of its own would cost ~85 bytes more, 3k times at M)
+                self._owners[text] = len(self._owners)
+                row.append(owners)
+            else:
+                row.append(oid)
+        return row, define
 
 
-def expand(row: list, spec: dict, labels: Any) -> dict:
-    """The pod item a row stands for; `spec` is its (expanded) spec, `labels` the resolved map."""
-    _, ns, name, uid, _, created, node, phase, started = row
+def expand(row: list, spec: dict, labels: Any, owners: Any = None) -> dict:
+    """The pod item a row stands for; `spec` is its (expanded) spec, `labels` the resolved map,
+    `owners` the resolved ownerReferences (None: the row has none)."""
+    ns, name, uid, created, phase, started = row[1], row[2], row[3], row[5], row[7], row[8]
     md = {"name": name, "namespace": ns, "uid": uid}
     if labels is not None:
         md["labels"] = labels
     if created is not None:
         md["creationTimestamp"] = format_time(created) if type(created) is int else created
+    if owners is not None:
+        md["ownerReferences"] = owners
     item = {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
     if phase is not None or started is not None:
         st = item["status"] = {}

@@ -1,9 +1,10 @@
-"""Snapshot formatVersion 2: pod specs stored once per distinct spec (see docs/snapshot-format.md).
+"""Snapshot formatVersion 2 and 3: pod specs stored once per distinct spec (see docs/snapshot-format.md).
 
 Replicas of one workload carry the same spec apart from `nodeName`. The writer emits each distinct
 spec once as a `PodSpecTemplate` item and every pod refers to it by `specTemplate` id, keeping only
 `nodeName` in its own `spec`. A pod of the usual shape is written as a row (podrows.py), which
-the loader turns into a Pod without building its dicts. The reader expands every pod back to exactly the item that was written (a plain dict to every
+the loader turns into a Pod without building its dicts; since formatVersion 3 a row may end with
+the pod's owner references (the list on first sight, its id after: for `simulate`). The reader expands every pod back to exactly the item that was written (a plain dict to every
 consumer), and marks the expanded spec so the converter computes the spec-derived model fields
 once per template instead of once per pod: that is where a 150k-pod load spends its time.
 """
@@ -14,13 +15,13 @@ import json
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import UserError
-from .podrows import LABELSET_KIND, ROW_LEN, LabelSet, RowWriter, expand
+from .podrows import LABELSET_KIND, OWNED_ROW_LEN, ROW_LEN, LabelSet, RowWriter, expand
 
 API_VERSION = "kubectl-wap/v1alpha1"
 TEMPLATE_KIND = "PodSpecTemplate"
 TEMPLATE_REF = "specTemplate"  # the key on a pod item that names its template
-FORMAT_VERSION = 2  # what the writer emits
-NEWEST_READABLE = 2
+FORMAT_VERSION = 3  # what the writer emits (3: rows may carry owner references)
+NEWEST_READABLE = 3
 
 _SEP = (",", ":")
 
@@ -165,15 +166,22 @@ class TemplatedSpec(dict):
 
 
 class Decoder:
-    """Turns formatVersion 2 items back into the items that were written. `item` returns None for
-    a template definition (consumed here) and the expanded item otherwise. With `pod_from_row`
-    (the converter's), `model` returns plain pod rows as Pods and everything else as `item` does."""
+    """Turns formatVersion 2 and 3 items back into the items that were written. `item` returns
+    None for a template or label set definition (consumed here) and the expanded item
+    otherwise. With `pod_from_row` (the converter's), `model` returns plain pod rows as Pods and
+    everything else as `item` does; `on_row`, when set, is told each such Pod's owner references
+    (None without) and template: what `simulate` reads of a pod the model does not keep
+    (owners.py)."""
 
-    def __init__(self, where: str, pod_from_row: Callable[[list, SpecTemplate, Any], Any] | None = None) -> None:
+    def __init__(self, where: str, pod_from_row: Callable[[list, SpecTemplate, Any], Any] | None = None,
+                 version: int = FORMAT_VERSION) -> None:
         self.where = where
         self.templates: dict[int, SpecTemplate] = {}
         self.labelsets: dict[int, LabelSet] = {}
+        self.owners: list[list] = []  # by id: in the order rows first carry them
         self.pod_from_row = pod_from_row
+        self.on_row: Callable[[Any, Any, SpecTemplate], None] | None = None
+        self._owned_len = OWNED_ROW_LEN if version >= 3 else ROW_LEN  # a version 2 row never has owners
 
     def _template(self, ref: Any, n: int) -> SpecTemplate:
         t = self.templates.get(ref) if type(ref) is int else None
@@ -187,17 +195,39 @@ class Decoder:
             raise UserError(f"{self.where}item {n}: pod row refers to {LABELSET_KIND} {ref!r}, which is not defined before it")
         return ls
 
+    def _owners(self, row: list, n: int) -> list | None:
+        """A row's owner references: read once per row (a list seen first gets the next id)."""
+        if len(row) == ROW_LEN:
+            return None
+        ref = row[ROW_LEN]
+        if type(ref) is int:
+            if 0 <= ref < len(self.owners):
+                return self.owners[ref]
+            raise UserError(f"{self.where}item {n}: pod row refers to owners {ref!r}, which are not given before it")
+        if type(ref) is not list or not ref:
+            raise UserError(f"{self.where}item {n}: a pod row's owners must be a non-empty list or the id of one before it")
+        self.owners.append(ref)
+        return ref
+
     def model(self, obj: Any, n: int) -> Any:
-        if type(obj) is list and len(obj) == ROW_LEN:  # once per pod: lookups inline
+        if type(obj) is list and (len(obj) == ROW_LEN or len(obj) == self._owned_len):  # once per pod: lookups inline
             ref, labels = obj[0], obj[4]
             t = self.templates.get(ref) if type(ref) is int else None
             if t is None:
                 t = self._template(ref, n)  # raises
             if type(labels) is int:
                 labels = self._labelset(labels, n)
+            owners = None
+            if len(obj) != ROW_LEN:
+                owners = obj[ROW_LEN]
+                owners = self.owners[owners] if type(owners) is int and 0 <= owners < len(self.owners) else self._owners(obj, n)
             pod = self.pod_from_row(obj, t, labels)  # type: ignore[misc]
             if pod is not None:
+                if self.on_row is not None:
+                    self.on_row(pod, owners, t)
                 return pod
+            # a value of an odd kind: the expanded item, for the general path to judge (owners read once)
+            return expand(obj, templated(t, obj[6]), labels.labels if type(labels) is LabelSet else labels, owners)
         return self.item(obj, n)
 
     def _expand_row(self, row: list, n: int) -> dict:
@@ -205,14 +235,15 @@ class Decoder:
         labels = row[4]
         if type(labels) is int:
             labels = self._labelset(labels, n).labels
-        return expand(row, spec, labels)
+        return expand(row, spec, labels, self._owners(row, n))
 
     def item(self, obj: Any, n: int) -> Any:
         if type(obj) is not dict:
-            if type(obj) is list and len(obj) == ROW_LEN:
+            if type(obj) is list and (len(obj) == ROW_LEN or len(obj) == self._owned_len):
                 return self._expand_row(obj, n)
             if type(obj) is list:
-                raise UserError(f"{self.where}item {n}: a pod row has {ROW_LEN} fields, this one {len(obj)}")
+                want = f"{ROW_LEN} or {OWNED_ROW_LEN}" if self._owned_len != ROW_LEN else f"{ROW_LEN}"
+                raise UserError(f"{self.where}item {n}: a pod row has {want} fields, this one {len(obj)}")
             return obj
         kind = obj.get("kind")
         if kind == "Pod":

@@ -22,8 +22,8 @@ Obj = dict[str, Any]
 # Kinds we must never store, even if someone hands them to us.
 _REFUSED_KINDS = frozenset({"Secret", "ConfigMap", "ServiceAccount", "TokenReview"})
 
-# Not kept, though harmless: resourceVersion and ownerReferences (nothing in the simulation reads
-# them, and their random ids are a large share of a compressed snapshot).
+# Not kept, though harmless: resourceVersion, and of ownerReferences all but a pod's controller
+# (kind and name: controller_ref); their random ids are a large share of a compressed snapshot.
 _META_KEYS = ("name", "namespace", "uid", "labels", "creationTimestamp", "deletionTimestamp")
 
 # Container fields the scheduler reads: resources for fit, ports for NodePorts, image for
@@ -50,6 +50,8 @@ _POD_SPEC_KEYS = (
     "schedulingGroup",
     "schedulingGates",
     "hostNetwork",
+    # not read by the scheduler: how long `simulate --grace` keeps a victim terminating (owners.py)
+    "terminationGracePeriodSeconds",
 )
 _POD_STATUS_KEYS = ("phase", "startTime", "nominatedNodeName", "resourceClaimStatuses")
 # lastTransitionTime: when the pod was preempted (why-preempted, issue 17). The message is kept only
@@ -210,8 +212,37 @@ def _per_template(spec: TemplatedSpec, t: SpecTemplate, what: str, derive: Calla
     return templated(d[0], intern(node) if type(node) is str else node, d[1])
 
 
+_OWNER_CACHE: dict[tuple[str, str], list] = {}
+
+
+def controller_ref(refs: Any) -> list | None:
+    """A pod's ownerReferences reduced to its controller's kind and name (no uid, apiVersion or
+    blockOwnerDeletion), or None without one: what `simulate` needs to recreate a victim as its
+    controller would (owners.py). The first reference with `controller: true`, as
+    metav1.GetControllerOf (apimachinery meta/v1/controller_ref.go) picks it. Replicas share the
+    list (read-only), as they share their nested spec stanzas."""
+    if type(refs) is not list:
+        return None
+    for ref in refs:
+        if type(ref) is dict and ref.get("controller") is True:
+            kind, name = ref.get("kind"), ref.get("name")
+            if type(kind) is not str or type(name) is not str:
+                return None
+            hit = _OWNER_CACHE.get((kind, name))
+            if hit is None:
+                if len(_OWNER_CACHE) > 100_000:
+                    _OWNER_CACHE.clear()
+                hit = _OWNER_CACHE[(kind, name)] = [{"kind": intern(kind), "name": name, "controller": True}]
+            return hit
+    return None
+
+
 def _pod(obj: Obj) -> Obj:
     out = _base(obj)
+    md = obj.get("metadata")
+    owner = controller_ref(md.get("ownerReferences")) if type(md) is dict else None
+    if owner is not None:
+        out["metadata"]["ownerReferences"] = owner
     spec = obj.get("spec") or {}
     t = spec.template if type(spec) is TemplatedSpec else None
     # Replicas share a spec template (decoded Lists, live pages, snapshot files): stripped once.

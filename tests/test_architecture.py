@@ -29,6 +29,7 @@ DOC = ROOT / "docs" / "architecture.md"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("__init__", "errors", "quantity", "profiles")),
     ("model", ("model", "model_terms", "model_dra", "storage", "lookup")),
+    ("queueing", ("queueing",)),
     ("snapshot", ("snapshot",)),
     ("framework", ("framework",)),
     ("preemption", ("preemption",)),

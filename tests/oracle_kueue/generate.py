@@ -1,0 +1,122 @@
+"""Generated Kueue setups for the differential batch: a cohort of 2-4 ClusterQueues (sometimes one
+outside it), 1-3 flavors, nominal quotas, borrowing and lending limits, preemption policies,
+flavor fungibility, admitted Workloads that fit the quota when they were admitted, and 1-4
+pending Workloads at a few priorities. Every field is written out (the oracle feeds the objects to
+Kueue's cache directly, with no API server to apply the CRD defaults); distinct creation and
+reservation times and UIDs leave no tie to the whim of Go's unstable sort."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kubectl_wap.queueing.kueue.objects import read_objects
+from kubectl_wap.queueing.kueue.quota import Snapshot, cq_available
+
+NS = "team"
+GPU = "example.com/gpu"
+
+
+def _ts(seconds: int) -> str:
+    return f"2026-01-01T{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z"
+
+
+def _pod_spec(requests: dict[str, int], selector: dict[str, str] | None, tolerate: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {r: str(q) for r, q in requests.items()}}}]}
+    if selector:
+        spec["nodeSelector"] = selector
+    if tolerate:
+        spec["tolerations"] = [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]
+    return spec
+
+
+def generate(seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    n_flavors = rng.randint(1, 3)
+    flavors = []
+    for i in range(n_flavors):
+        spec: dict[str, Any] = {"nodeLabels": {"pool": f"p{i}"}}
+        if rng.random() < 0.15:
+            spec["nodeTaints"] = [{"key": "spot", "value": "true", "effect": "NoSchedule"}]
+        flavors.append({"metadata": {"name": f"f{i}"}, "spec": spec})
+    with_gpu = rng.random() < 0.25
+    resources = ["cpu", GPU] if with_gpu else ["cpu"]
+    n_cqs = rng.randint(2, 4)
+    cqs, lqs = [], []
+    for i in range(n_cqs):
+        cohort = "co" if (i < 2 or rng.random() < 0.85) else None
+        groups = [{"coveredResources": resources, "flavors": []}]
+        order = list(range(n_flavors))
+        if rng.random() < 0.3:
+            rng.shuffle(order)
+        for f in order:
+            res = []
+            for r in resources:
+                q: dict[str, Any] = {"name": r, "nominalQuota": str(rng.choice([0, 2, 4, 4, 6, 8, 10]))}
+                if cohort and rng.random() < 0.3:
+                    q["borrowingLimit"] = str(rng.choice([0, 1, 2, 4]))
+                if cohort and rng.random() < 0.25:
+                    q["lendingLimit"] = str(rng.choice([0, 1, 2, 4]))
+                res.append(q)
+            groups[0]["flavors"].append({"name": f"f{f}", "resources": res})
+        preemption: dict[str, Any] = {
+            "withinClusterQueue": rng.choice(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
+            "reclaimWithinCohort": rng.choice(["Never", "LowerPriority", "Any"]),
+            "borrowWithinCohort": {"policy": rng.choice(["Never", "Never", "LowerPriority"])},
+        }
+        if preemption["borrowWithinCohort"]["policy"] != "Never" and rng.random() < 0.5:
+            preemption["borrowWithinCohort"]["maxPriorityThreshold"] = rng.choice([0, 10])
+        fung: dict[str, Any] = {"whenCanBorrow": rng.choice(["MayStopSearch", "TryNextFlavor"]),
+                                "whenCanPreempt": rng.choice(["MayStopSearch", "TryNextFlavor"])}
+        if rng.random() < 0.3:
+            fung["preference"] = rng.choice(["BorrowingOverPreemption", "PreemptionOverBorrowing"])
+        spec = {"namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO", "resourceGroups": groups,
+                "preemption": preemption, "flavorFungibility": fung, "stopPolicy": "None"}
+        if cohort:
+            spec["cohortName"] = cohort
+        cqs.append({"metadata": {"name": f"cq{i}"}, "spec": spec})
+        lqs.append({"metadata": {"name": f"lq{i}", "namespace": NS}, "spec": {"clusterQueue": f"cq{i}"}})
+    case: dict[str, Any] = {"namespaces": [{"metadata": {"name": NS}}], "resourceFlavors": flavors,
+                            "clusterQueues": cqs, "localQueues": lqs, "workloads": [], "cycles": 1}
+    t = 0
+    # Admitted Workloads, each admitted where it fitted at its time (as Kueue would have).
+    for j in range(rng.randint(0, 7)):
+        cq = rng.randrange(n_cqs)
+        f = rng.randrange(n_flavors)
+        req = {r: rng.randint(1, 5) for r in resources}
+        snap = Snapshot(read_objects(case))
+        node = snap.cluster_queues[f"cq{cq}"]
+        if any(cq_available(node, (f"f{f}", r)) < q for r, q in req.items()):
+            continue
+        t += 1
+        name = f"adm{j}"
+        case["workloads"].append({
+            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(t)},
+            "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True,
+                     "podSets": [{"name": "main", "count": 1, "template": {"spec": _pod_spec(req, None, True)}}]},
+            "status": {
+                "admission": {"clusterQueue": f"cq{cq}", "podSetAssignments": [{
+                    "name": "main", "flavors": {r: f"f{f}" for r in resources},
+                    "resourceUsage": {r: str(q) for r, q in req.items()}, "count": 1}]},
+                "conditions": [
+                    {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
+                     "lastTransitionTime": _ts(1000 + t)},
+                    {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
+                     "lastTransitionTime": _ts(1000 + t)}]},
+        })
+    for j in range(rng.randint(1, 4)):
+        cq = rng.randrange(n_cqs)
+        t += 1
+        name = f"pend{j}"
+        pod_sets = []
+        for k in range(1 if rng.random() < 0.8 else 2):
+            count = rng.choice([1, 1, 2])
+            req = {r: rng.randint(1, 5) for r in resources}
+            selector = {"pool": f"p{rng.randrange(n_flavors)}"} if rng.random() < 0.15 else None
+            pod_sets.append({"name": f"ps{k}", "count": count,
+                             "template": {"spec": _pod_spec(req, selector, rng.random() < 0.7)}})
+        case["workloads"].append({
+            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(t)},
+            "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True, "podSets": pod_sets},
+        })
+    return case

@@ -83,7 +83,10 @@ def model_answer(case: Mapping[str, Any]) -> dict[str, Any]:
             }
         if d.outcome == PREEMPTING:
             for t in d.targets:
-                preempted[t.workload.key] = t.reason
+                # A target already evicted is "preemption ongoing" (IssuePreemptions patches
+                # nothing): the oracle sees no new eviction for it.
+                if not t.workload.evicted:
+                    preempted[t.workload.key] = t.reason
     return {"admitted": admitted, "preempted": preempted}
 
 

@@ -31,7 +31,10 @@ def _pod_spec(requests: dict[str, int], selector: dict[str, str] | None, tolerat
 
 
 def generate(seed: int) -> dict[str, Any]:
+    """Seeds with seed % 3 == 2 build a cohort tree (Cohort objects "co" and "co2" under "root",
+    some with quota of their own) and more contention; the others a flat cohort."""
     rng = random.Random(seed)
+    tree = seed % 3 == 2
     n_flavors = rng.randint(1, 3)
     flavors = []
     for i in range(n_flavors):
@@ -45,6 +48,8 @@ def generate(seed: int) -> dict[str, Any]:
     cqs, lqs = [], []
     for i in range(n_cqs):
         cohort = "co" if (i < 2 or rng.random() < 0.85) else None
+        if tree and i >= 2:
+            cohort = rng.choice(["co2", "co2", "root", None])
         groups = [{"coveredResources": resources, "flavors": []}]
         order = list(range(n_flavors))
         if rng.random() < 0.3:
@@ -78,9 +83,27 @@ def generate(seed: int) -> dict[str, Any]:
         lqs.append({"metadata": {"name": f"lq{i}", "namespace": NS}, "spec": {"clusterQueue": f"cq{i}"}})
     case: dict[str, Any] = {"namespaces": [{"metadata": {"name": NS}}], "resourceFlavors": flavors,
                             "clusterQueues": cqs, "localQueues": lqs, "workloads": [], "cycles": 1}
+    if tree:
+        cohorts = []
+        for name, parent in (("root", None), ("co", "root"), ("co2", "root")):
+            spec: dict[str, Any] = {}
+            if parent:
+                spec["parentName"] = parent
+            if rng.random() < 0.4:
+                q: dict[str, Any] = {"name": "cpu", "nominalQuota": str(rng.choice([2, 4]))}
+                if parent and rng.random() < 0.3:
+                    q["lendingLimit"] = str(rng.choice([0, 2]))
+                if parent and rng.random() < 0.3:
+                    q["borrowingLimit"] = str(rng.choice([0, 2, 4]))
+                res = [q] + [{"name": r, "nominalQuota": "0"} for r in resources[1:]]
+                spec["resourceGroups"] = [{"coveredResources": resources,
+                                           "flavors": [{"name": "f0", "resources": res}]}]
+            cohorts.append({"metadata": {"name": name}, "spec": spec})
+        case["cohorts"] = cohorts
     t = 0
-    # Admitted Workloads, each admitted where it fitted at its time (as Kueue would have).
-    for j in range(rng.randint(0, 7)):
+    # Admitted Workloads, each admitted where it fitted at its time (as Kueue would have); some
+    # already evicted (Evicted=True, quota still reserved: preemption in flight).
+    for j in range(rng.randint(0, 12 if tree else 7)):
         cq = rng.randrange(n_cqs)
         f = rng.randrange(n_flavors)
         req = {r: rng.randint(1, 5) for r in resources}
@@ -102,9 +125,11 @@ def generate(seed: int) -> dict[str, Any]:
                     {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
                      "lastTransitionTime": _ts(1000 + t)},
                     {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
-                     "lastTransitionTime": _ts(1000 + t)}]},
+                     "lastTransitionTime": _ts(1000 + t)}]
+                + ([{"type": "Evicted", "status": "True", "reason": "Preempted", "message": "",
+                     "lastTransitionTime": _ts(2000 + t)}] if rng.random() < 0.08 else [])},
         })
-    for j in range(rng.randint(1, 4)):
+    for j in range(rng.randint(1, 6 if tree else 4)):
         cq = rng.randrange(n_cqs)
         t += 1
         name = f"pend{j}"

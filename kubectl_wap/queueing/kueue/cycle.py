@@ -69,7 +69,7 @@ class _Entry:
     message: str
 
 
-def _queue_key(wl: Workload) -> tuple[int, float, str]:
+def queue_order_key(wl: Workload) -> tuple[int, float, str]:
     """cluster_queue.go baseCompareFunc (no sticky workload: the first attempt)."""
     return (-wl.priority, wl.created, wl.uid)
 
@@ -106,7 +106,7 @@ def heads(objs: KueueObjects) -> tuple[list[tuple[Workload, str]], list[Workload
             queued.setdefault(cq, []).append(wl)
     out, rest = [], []
     for cq, wls in sorted(queued.items()):
-        wls.sort(key=_queue_key)
+        wls.sort(key=queue_order_key)
         if cq in active:
             out.append((wls[0], cq))
             rest.extend(wls[1:])

@@ -363,7 +363,11 @@ def read_workload(obj: Mapping[str, Any]) -> Workload:
     pod_sets = []
     for ps in spec.get("podSets") or ():
         pspec = (ps.get("template") or {}).get("spec") or {}
-        if ps.get("topologyRequest"):
+        # workload.IsExplicitlyRequestingTAS: a Job's Workload always carries a topologyRequest with
+        # its podIndexLabel (jobframework podSetTopologyRequestBuilder.Build), inert without TAS.
+        tr = ps.get("topologyRequest") or {}
+        if any(tr.get(k) is not None for k in ("required", "preferred", "unconstrained", "podSetSliceRequiredTopology",
+                                                "podSetSliceSize", "podSetGroupName")) or tr.get("podsetSliceRequiredTopologyConstraints"):
             raise KueueNotModelled(f"{where}: topology-aware scheduling (podSets[].topologyRequest) is not modelled yet")
         if ps.get("minCount") is not None:
             raise KueueNotModelled(f"{where}: partial admission (podSets[].minCount) is not modelled yet")

@@ -413,6 +413,11 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
     doc.update(profile_fields(gates))
+    if hyp.file and src.snapshot:  # a Kueue cluster: its admission comes first (kueuecli.py)
+        from .kueuecli import kueue_section
+
+        if (queueing := kueue_section(hyp.file, src.snapshot)) is not None:
+            doc["queueing"] = queueing
     _add_numbers(doc, snap)
     return doc, (snap, gates)
 

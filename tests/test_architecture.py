@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("autoscale", ("autoscale",)),
     ("diagnose", ("diagnose",)),
     ("report", ("report",)),
-    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes")),
+    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes", "kueuecli")),
 ]
 LAYER_OF: dict[str, int] = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}
 

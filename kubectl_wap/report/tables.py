@@ -69,6 +69,10 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if no_headers:
         print_table(console, None, _VICTIM_HEADERS + (["REASON"] if wide else []), _victim_rows(doc, wide), True)
         return
+    if doc.get("queueing"):  # the Kueue stage comes first (kubectl_wap/kueuecli.py)
+        say(console, doc["queueing"]["line"])
+        for note in doc["queueing"].get("notes", ()):
+            say(console, f"  {note}", indent="    ")
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
     s = doc["summary"]

@@ -429,3 +429,42 @@ def read_objects(case: Mapping[str, Any]) -> KueueObjects:
     for q in lqs.values():
         namespaces.setdefault(q.namespace, {})
     return KueueObjects(flavors, cqs, cohorts, lqs, tuple(map(read_workload, case.get("workloads") or ())), namespaces, fair)
+
+
+KUEUE_GROUP = "kueue.x-k8s.io"
+_KIND_KEYS = {"ResourceFlavor": "resourceFlavors", "ClusterQueue": "clusterQueues", "Cohort": "cohorts",
+              "LocalQueue": "localQueues", "Workload": "workloads", "WorkloadPriorityClass": "workloadPriorityClasses"}
+
+
+def objects_from_items(items: Sequence[Any], fair_sharing: bool = False) -> KueueObjects | None:
+    """The Kueue objects among a dump's items (kueue.x-k8s.io/v1beta2, the storage version), with
+    the Namespaces' labels; None when there is none (not a Kueue cluster). Topologies and
+    AdmissionChecks are read only through what refers to them (a flavor's topologyName, a
+    ClusterQueue's admissionChecks), which is refused."""
+    case: dict[str, Any] = {key: [] for key in _KIND_KEYS.values()}
+    case["namespaces"] = []
+    case["fairSharing"] = fair_sharing
+    found = False
+    for o in items:
+        if not isinstance(o, Mapping):
+            continue
+        api, kind = str(o.get("apiVersion") or ""), o.get("kind")
+        if kind == "Namespace" and api == "v1":
+            case["namespaces"].append(o)
+        if not api.startswith(KUEUE_GROUP + "/"):
+            continue
+        found = True
+        where = _where(str(kind), o)
+        if api != f"{KUEUE_GROUP}/v1beta2":
+            raise KueueInputError(f"{where}: {api} is not read; Kueue v0.17.0 stores and serves {KUEUE_GROUP}/v1beta2 "
+                                  "(kubectl get ... -o yaml returns it)")
+        if kind in _KIND_KEYS:
+            case[_KIND_KEYS[str(kind)]].append(o)
+    return read_objects(case) if found else None
+
+
+def workload_priority_classes(items: Sequence[Any]) -> dict[str, int]:
+    """WorkloadPriorityClass name -> value."""
+    return {str(o["metadata"]["name"]): int(o.get("value", 0)) for o in items
+            if isinstance(o, Mapping) and o.get("kind") == "WorkloadPriorityClass"
+            and str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")}

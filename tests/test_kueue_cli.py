@@ -1,0 +1,84 @@
+"""`kubectl wap whatif -f job.yaml --snapshot DUMP` on a Kueue cluster (tests/fixtures/kueue-demo):
+the Kueue stage's line comes before kube-scheduler's part, the JSON gains a `queueing` section
+that validates against report/schema.json, and a dump without Kueue objects answers as before."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kubectl_wap.cli import app
+
+DEMO = Path(__file__).parent / "fixtures" / "kueue-demo"
+CLUSTER, JOB = DEMO / "cluster.yaml", DEMO / "job.yaml"
+
+
+def _run(args: list[str], code: int = 0):  # type: ignore[no-untyped-def]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == code, f"{args}: exit {res.exit_code}\n{res.output}"
+    return res
+
+
+def _schema() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(resources.files("kubectl_wap").joinpath("report/schema.json").read_text()))
+
+
+def test_two_stages_in_text() -> None:
+    out = _run(["whatif", "-f", str(JOB), "--snapshot", str(CLUSTER), "--replicas", "1"]).stdout
+    lines = out.splitlines()
+    assert lines[0] == ("Kueue: admitted to ClusterQueue team-a-cq on flavor h100 once it has evicted Workloads "
+                        "team-b/train-7 (priority 100, reclamation within the cohort)")
+    assert "does not remove the evicted Workloads' pods yet" in lines[1]
+    assert any(line.startswith("NoPreemptionNeeded:") or line.startswith("Preempt:") for line in lines[2:])
+
+
+def test_queueing_section_validates() -> None:
+    doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(CLUSTER), "--replicas", "1", "-o", "json"]).stdout)
+    errors = list(_schema().iter_errors(doc))
+    assert not errors, errors[:3]
+    q = doc["queueing"]
+    assert q["outcome"] == "admitted-after-evictions" and q["clusterQueue"] == "team-a-cq"
+    assert q["podSets"] == [{"name": "main", "count": 2, "flavors": {"cpu": "h100", "memory": "h100", "nvidia.com/gpu": "h100"}}]
+    assert [e["workload"] for e in q["evictions"]] == ["team-b/train-7"]
+
+
+def test_not_admitted_job_says_why_and_that_it_stays_suspended(tmp_path: Path) -> None:
+    job = yaml.safe_load(JOB.read_text())
+    job["spec"]["parallelism"] = job["spec"]["completions"] = 5  # 20 GPUs: more than the cohort's 16
+    f = tmp_path / "big.yaml"
+    f.write_text(yaml.safe_dump(job))
+    lines = _run(["whatif", "-f", str(f), "--snapshot", str(CLUSTER), "--replicas", "1"]).stdout.splitlines()
+    assert lines[0].startswith("Kueue: not admitted: ClusterQueue team-a-cq: couldn't assign flavors to pod set main: "
+                               "insufficient quota for nvidia.com/gpu in flavor h100")
+    assert lines[1].strip().startswith("The Job stays suspended: no pod is created.")
+
+
+def test_dump_without_kueue_objects_has_no_queueing_section(tmp_path: Path) -> None:
+    dump = yaml.safe_load(CLUSTER.read_text())
+    dump["items"] = [o for o in dump["items"] if not o["apiVersion"].startswith("kueue.x-k8s.io/")]
+    f = tmp_path / "plain.yaml"
+    f.write_text(yaml.safe_dump(dump))
+    doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(f), "--replicas", "1", "-o", "json"]).stdout)
+    assert "queueing" not in doc
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda d: d["items"][4].__setitem__("apiVersion", "kueue.x-k8s.io/v1beta1"), "kueue.x-k8s.io/v1beta1 is not read"),
+    (lambda d: d["items"][5]["spec"].__setitem__("admissionChecks", [{"name": "prov"}]), "admission checks are not modelled yet"),
+])
+def test_unreadable_kueue_input_is_one_line_exit_2(tmp_path: Path, change, words) -> None:  # type: ignore[no-untyped-def]
+    dump = copy.deepcopy(yaml.safe_load(CLUSTER.read_text()))
+    change(dump)
+    f = tmp_path / "bad.yaml"
+    f.write_text(yaml.safe_dump(dump))
+    res = _run(["whatif", "-f", str(JOB), "--snapshot", str(f), "--replicas", "1"], code=2)
+    err = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and words in err[0], res.stderr
+    assert "Traceback" not in res.output

@@ -33,6 +33,15 @@ class CQ:
             "preemption": {"withinClusterQueue": "Never", "reclaimWithinCohort": "Never",
                            "borrowWithinCohort": {"policy": "Never"}}}}
 
+    def selector_in(self, key: str, *values: str) -> CQ:
+        """NamespaceSelector with one matchExpression key In values."""
+        self.obj["spec"]["namespaceSelector"] = {"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}
+        return self
+
+    def strict_fifo(self) -> CQ:
+        self.obj["spec"]["queueingStrategy"] = "StrictFIFO"
+        return self
+
     def cohort(self, name: str) -> CQ:
         self.obj["spec"]["cohortName"] = name
         return self
@@ -87,8 +96,9 @@ class WL:
     """MakeWorkload: one podset "main" of count 1 unless podsets are given."""
 
     def __init__(self, name: str, namespace: str = NS) -> None:
+        self.namespace = namespace
         self.obj: dict[str, Any] = {
-            "metadata": {"name": name, "namespace": namespace, "uid": name, "creationTimestamp": ts(0)},
+            "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}", "creationTimestamp": ts(0)},
             "spec": {"queueName": "", "priority": 0, "active": True, "podSets": []}}
 
     def queue(self, lq: str) -> WL:
@@ -142,3 +152,7 @@ def case(flavors: list[dict[str, Any]], cqs: list[dict[str, Any]], workloads: li
     return {"namespaces": [{"metadata": {"name": n}} for n in namespaces], "resourceFlavors": flavors,
             "clusterQueues": cqs, "localQueues": [local_queue(f"lq-{c['metadata']['name']}", c["metadata"]["name"]) for c in cqs],
             "workloads": workloads, "cycles": 1}
+
+
+def cohort(name: str, parent: str | None = None) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {"parentName": parent} if parent else {}}

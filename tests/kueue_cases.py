@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.kueue_builders import CQ, WL, case, flavor, res
+from tests.kueue_builders import CQ, WL, case, cohort, flavor, res
 
 LP, ANY, NEVER, LONEP = "LowerPriority", "Any", "Never", "LowerOrNewerEqualPriority"
 
@@ -87,4 +87,101 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
     "reclaim quota from lender": (_case(
         [_adm("lend1-low", "lend1", "3", -1), _adm("lend2-mid", "lend2", "3"), _adm("lend2-high", "lend2", "4", 1)],
         WL("in").priority(1).request(cpu="3"), "lend1"), {"default/lend2-mid": "InCohortReclamation"}),
+}
+
+
+# ---- scheduler_test.go TestSchedule: whole cycles ------------------------------------------------
+
+SCHEDULE_SOURCE = "sigs.k8s.io/kueue v0.17.0 pkg/scheduler/scheduler_test.go TestSchedule"
+
+
+def schedule_cluster_queues() -> list[dict[str, Any]]:
+    """TestSchedule's clusterQueues (MakeClusterQueue: namespaceSelector {}, BestEffortFIFO,
+    MayStopSearch/TryNextFlavor, preemption Never unless set)."""
+    return [
+        CQ("sales").selector_in("dep", "sales").strict_fifo().group(("default", [res("cpu", "50", "0")])).build(),
+        CQ("eng-alpha").cohort("eng").selector_in("dep", "eng").strict_fifo()
+        .group(("on-demand", [res("cpu", "50", "50")]), ("spot", [res("cpu", "100", "0")])).build(),
+        CQ("eng-beta").cohort("eng").selector_in("dep", "eng").strict_fifo().preemption(within=LP, reclaim=ANY)
+        .group(("on-demand", [res("cpu", "50", "10")]), ("spot", [res("cpu", "0", "100")]))
+        .group(("model-a", [res("example.com/gpu", "20", "0")])).build(),
+        CQ("flavor-nonexistent-cq").strict_fifo().group(("nonexistent-flavor", [res("cpu", "50")])).build(),
+        CQ("lend-a").cohort("lend").selector_in("dep", "lend").group(("default", [res("cpu", "3", None, "2")])).build(),
+        CQ("lend-b").cohort("lend").selector_in("dep", "lend").group(("default", [res("cpu", "2", None, "2")])).build(),
+    ]
+
+
+_SCHEDULE_QUEUES = [("main", "sales", "sales"), ("blocked", "sales", "eng-alpha"), ("main", "eng-alpha", "eng-alpha"),
+                    ("main", "eng-beta", "eng-beta"), ("flavor-nonexistent-queue", "sales", "flavor-nonexistent-cq"),
+                    ("cq-nonexistent-queue", "sales", "nonexistent-cq"), ("lend-a-queue", "lend", "lend-a"),
+                    ("lend-b-queue", "lend", "lend-b")]
+_NAMESPACES = {"default": {}, "eng-alpha": {"dep": "eng"}, "eng-beta": {"dep": "eng"}, "eng-gamma": {"dep": "eng"},
+               "sales": {"dep": "sales"}, "lend": {"dep": "lend"}}
+
+
+def _schedule_case(workloads: list[WL], extra_cqs: list[CQ] = (), extra_lqs: list[tuple[str, str, str]] = (),  # type: ignore[assignment]
+                   cohorts: list[dict[str, Any]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+    from tests.kueue_builders import local_queue
+
+    c = case([flavor("default"), flavor("on-demand"), flavor("spot"), flavor("model-a")],
+             schedule_cluster_queues() + [q.build() for q in extra_cqs], [w.build() for w in workloads])
+    c["namespaces"] = [{"metadata": {"name": n, "labels": labels}} for n, labels in _NAMESPACES.items()]
+    c["localQueues"] = [local_queue(name, cq, ns) for name, ns, cq in [*_SCHEDULE_QUEUES, *extra_lqs]]
+    if cohorts:
+        c["cohorts"] = list(cohorts)
+    return c
+
+
+def _sw(name: str, ns: str, queue: str | None = None) -> WL:
+    w = WL(name, ns)
+    return w.queue(queue) if queue else w
+
+
+# name -> (case, {newly admitted: (ClusterQueue, {podset: {resource: flavor}})}, {preempted: reason})
+SCHEDULE_CASES: dict[str, tuple[dict[str, Any], dict[str, tuple[str, dict[str, dict[str, str]]]], dict[str, str]]] = {
+    "cannot borrow if cohort was assigned and would result in overadmission": (_schedule_case([
+        _sw("new", "eng-alpha", "main").podset("one", 45, cpu="1"),
+        _sw("new", "eng-beta", "main").podset("one", 56, cpu="1"),
+    ]), {"eng-alpha/new": ("eng-alpha", {"one": {"cpu": "on-demand"}})}, {}),
+    "can borrow if cohort was assigned and will not result in overadmission": (_schedule_case([
+        _sw("new", "eng-alpha", "main").podset("one", 45, cpu="1"),
+        _sw("new", "eng-beta", "main").podset("one", 55, cpu="1"),
+    ]), {"eng-alpha/new": ("eng-alpha", {"one": {"cpu": "on-demand"}}),
+         "eng-beta/new": ("eng-beta", {"one": {"cpu": "on-demand"}})}, {}),
+    "workload exceeds lending limit when borrow in cohort": (_schedule_case([
+        _sw("a", "lend").request(cpu="2").admitted("lend-b", {"cpu": "default"}),
+        _sw("b", "lend", "lend-b-queue").request(cpu="3"),
+    ]), {}, {}),
+    "preempt workloads in ClusterQueue and cohort": (_schedule_case([
+        _sw("preemptor", "eng-beta", "main").request(cpu="20"),
+        _sw("use-all-spot", "eng-alpha").request(cpu="100").admitted("eng-alpha", {"cpu": "spot"}),
+        _sw("low-1", "eng-beta").priority(-1).request(cpu="30").admitted("eng-beta", {"cpu": "on-demand"}),
+        _sw("low-2", "eng-beta").priority(-2).request(cpu="10").admitted("eng-beta", {"cpu": "on-demand"}),
+        _sw("borrower", "eng-alpha").request(cpu="60").admitted("eng-alpha", {"cpu": "on-demand"}),
+    ]), {}, {"eng-alpha/borrower": "InCohortReclamation", "eng-beta/low-2": "InClusterQueue"}),
+    "multiple CQs need preemption": (_schedule_case([
+        _sw("preemptor", "eng-beta", "other").priority(-1).request(cpu="1"),
+        _sw("pending", "eng-alpha", "other").priority(1).request(cpu="1"),
+        _sw("use-all", "eng-alpha").request(cpu="100").admitted("other-alpha", {"cpu": "on-demand"}),
+    ], extra_cqs=[
+        CQ("other-alpha").cohort("other").group(("on-demand", [res("cpu", "50", "50")])),
+        CQ("other-beta").cohort("other").preemption(within=LP, reclaim=ANY).group(("on-demand", [res("cpu", "50", "10")])),
+    ], extra_lqs=[("other", "eng-alpha", "other-alpha"), ("other", "eng-beta", "other-beta")]),
+        {}, {"eng-alpha/use-all": "InCohortReclamation"}),
+    "hierarchical cohort respects lending limit when borrowing": (_schedule_case([
+        _sw("wl-existing", "eng-alpha").podset("main", 1, cpu="5").admitted("cq-borrower", {"cpu": "on-demand"}),
+        _sw("wl-pending", "eng-alpha", "lq-borrower").podset("main", 1, cpu="4"),
+    ], extra_cqs=[
+        CQ("cq-lender").cohort("child").selector_in("dep", "eng").group(("on-demand", [res("cpu", "10", None, "3")])),
+        CQ("cq-borrower").cohort("child").selector_in("dep", "eng").group(("on-demand", [res("cpu", "5", "10")])),
+    ], extra_lqs=[("lq-lender", "eng-alpha", "cq-lender"), ("lq-borrower", "eng-alpha", "cq-borrower")],
+        cohorts=[cohort("root"), cohort("child", "root")]), {}, {}),
+    "capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=LowerPriority)": (_schedule_case([
+        _sw("a1-admitted", "eng-alpha", "lq").request(gpu="1").admitted("ClusterQueueA", {"gpu": "on-demand"}),
+        _sw("a2-pending", "eng-alpha", "lq").request(gpu="2"),
+        _sw("b1-pending", "eng-beta", "lq").created(60).request(gpu="1"),
+    ], extra_cqs=[
+        CQ("ClusterQueueA").cohort("root").group(("on-demand", [res("gpu", "2")])).preemption(reclaim=LP),
+        CQ("ClusterQueueB").cohort("root").group(("on-demand", [res("gpu", "0")])),
+    ], extra_lqs=[("lq", "eng-alpha", "ClusterQueueA"), ("lq", "eng-beta", "ClusterQueueB")]), {}, {}),
 }

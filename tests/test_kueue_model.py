@@ -19,7 +19,7 @@ from kubectl_wap.queueing.kueue.objects import KueueInputError, KueueNotModelled
 from kubectl_wap.queueing.kueue.preemption import IN_COHORT_RECLAMATION
 from kubectl_wap.queueing.kueue.quota import Snapshot, cq_available, lowest_subtree_that_fits, potential_available
 from tests.kueue_builders import CQ, WL, case, flavor, res
-from tests.kueue_cases import CASES
+from tests.kueue_cases import CASES, SCHEDULE_CASES
 from tests.oracle_kueue import driver
 from tests.oracle_kueue.generate import generate
 
@@ -170,6 +170,18 @@ def test_kueue_preemption_cases(name: str) -> None:
     assert driver.model_answer(c)["preempted"] == want
 
 
+def _want(name: str) -> dict:
+    _, admitted, preempted = SCHEDULE_CASES[name]
+    return {"admitted": {k: {"clusterQueue": cq, "podSets": ps} for k, (cq, ps) in admitted.items()}, "preempted": preempted}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULE_CASES))
+def test_kueue_schedule_cases(name: str) -> None:
+    """scheduler_test.go TestSchedule, case `name`: one cycle admits (wantAssignments minus the
+    Workloads admitted before it) and preempts (wantWorkloads with a Preempted condition) the same."""
+    assert driver.model_answer(SCHEDULE_CASES[name][0]) == _want(name)
+
+
 # ---- against the real Kueue scheduler (when its oracle is built) --------------------------------
 
 needs_oracle = pytest.mark.skipif(not driver.BINARY.exists(), reason="Kueue oracle not built (python -m tests.oracle_kueue build)")
@@ -183,6 +195,12 @@ def test_kueue_cases_agree_with_the_oracle() -> None:
         theirs = driver.oracle_answer(answer)
         assert theirs["preempted"] == want, name
         assert driver.model_answer(c) == theirs, name
+
+
+@needs_oracle
+def test_kueue_schedule_cases_agree_with_the_oracle() -> None:
+    for name, answer in zip(SCHEDULE_CASES, driver.run([SCHEDULE_CASES[n][0] for n in SCHEDULE_CASES]), strict=True):
+        assert driver.oracle_answer(answer) == _want(name), name
 
 
 @needs_oracle

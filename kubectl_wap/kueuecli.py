@@ -8,9 +8,11 @@ Glue of the command line: the snapshot reads, queueing answers, report words."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kubectl_wap.errors import UserError
+from kubectl_wap.model import Snapshot
 from kubectl_wap.queueing.kueue.answer import (
     STAGE_ADMITTED,
     STAGE_ADMITTED_AFTER_EVICTIONS,
@@ -18,7 +20,7 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_NOT_MANAGED,
     kueue_stage,
 )
-from kubectl_wap.queueing.kueue.jobs import job_priority, workload_for_job
+from kubectl_wap.queueing.kueue.jobs import PRIORITY_CLASS_LABEL, job_priority, workload_for_job
 from kubectl_wap.queueing.kueue.objects import objects_from_items, workload_priority_classes
 from kubectl_wap.report.kueue import kueue_json, kueue_line
 from kubectl_wap.snapshot.files import load_items
@@ -62,12 +64,44 @@ def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
     notes = []
     if stage.outcome == STAGE_NOT_ADMITTED:
         notes.append("The Job stays suspended: no pod is created. Below: what kube-scheduler would do if its pods existed.")
-    elif stage.outcome == STAGE_ADMITTED_AFTER_EVICTIONS:
-        notes.append("Below, kube-scheduler's part does not remove the evicted Workloads' pods yet (not modelled).")
-    elif stage.outcome not in (STAGE_ADMITTED, STAGE_NOT_MANAGED):
+    elif stage.outcome not in (STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_NOT_MANAGED):
         notes.append("Below: what kube-scheduler would do once Kueue admits it.")
-    if stage.workload is not None and stage.workload.pod_sets:
-        notes.append(f"Kueue's answer is for the whole Job ({stage.workload.pod_sets[0].count} pod(s), "
+    if stage.workload is not None and stage.workload.pod_sets and stage.workload.pod_sets[0].count > 1:
+        notes.append(f"Kueue's answer is for the whole Job ({stage.workload.pod_sets[0].count} pods, "
                      "min(parallelism, completions)).")
+    wpc = ((job.get("metadata") or {}).get("labels") or {}).get(PRIORITY_CLASS_LABEL)
+    if wpc:
+        notes.append(f"Kueue orders and preempts by WorkloadPriorityClass {wpc} ({priority}); kube-scheduler uses the "
+                     "pods' own priority (kubernetes-sigs/kueue#14413).")
     out["notes"] = notes
     return out
+
+
+# The labels the Job controller puts on its pods (batch/v1: JobNameLabel and the legacy one).
+_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
+
+
+def apply_evictions(snap: Snapshot, section: dict[str, Any]) -> Snapshot:
+    """The cluster kube-scheduler sees once Kueue's evictions are done: the pods of each evicted
+    Workload's Job removed (Kueue suspends the Job; its controller deletes them). A note in the
+    section says how many, and names evicted Workloads whose pods cannot be found (no batch/v1
+    Job owner: other kinds' pods are not matched yet)."""
+    if section.get("outcome") != STAGE_ADMITTED_AFTER_EVICTIONS:
+        return snap
+    jobs: set[tuple[str, str]] = set()
+    unmatched: list[str] = []
+    for e in section["evictions"]:
+        ns = e["workload"].split("/", 1)[0]
+        owner = e.get("owner")
+        if owner and owner["kind"] == "Job":
+            jobs.add((ns, owner["name"]))
+        else:
+            unmatched.append(e["workload"])
+    kept = [p for p in snap.pods if not any((p.namespace, p.labels.get(k)) in jobs for k in _JOB_NAME_LABELS)]
+    removed = len(snap.pods) - len(kept)
+    section["notes"].insert(0, f"Below, kube-scheduler's part runs with the {removed} pod(s) of the evicted Workloads' Jobs removed "
+                               "(Kueue evicts them first).")
+    if unmatched:
+        section["notes"].insert(1, f"The pods of {', '.join(unmatched)} are not removed: no batch/v1 Job owns it "
+                                   "(other kinds are not matched yet).")
+    return replace(snap, pods=kept)

@@ -35,8 +35,12 @@ def test_two_stages_in_text() -> None:
     lines = out.splitlines()
     assert lines[0] == ("Kueue: admitted to ClusterQueue team-a-cq on flavor h100 once it has evicted Workloads "
                         "team-b/train-7 (priority 100, reclamation within the cohort)")
-    assert "does not remove the evicted Workloads' pods yet" in lines[1]
-    assert any(line.startswith("NoPreemptionNeeded:") or line.startswith("Preempt:") for line in lines[2:])
+    # Kueue's eviction of train-7 is applied first: its 3 pods (12 GPUs) are gone, so the 8-GPU pod
+    # fits without kube-scheduler preempting anything (with them it could only go by preemption).
+    assert lines[1].strip() == ("Below, kube-scheduler's part runs with the 3 pod(s) of the evicted Workloads' Jobs removed "
+                                "(Kueue evicts them first).")
+    assert "WorkloadPriorityClass urgent (1000)" in lines[2] and "pods' own priority" in lines[2]
+    assert "NoPreemptionNeeded: fits without preemption (1 pod(s) placed)" in lines
 
 
 def test_queueing_section_validates() -> None:
@@ -45,13 +49,29 @@ def test_queueing_section_validates() -> None:
     assert not errors, errors[:3]
     q = doc["queueing"]
     assert q["outcome"] == "admitted-after-evictions" and q["clusterQueue"] == "team-a-cq"
-    assert q["podSets"] == [{"name": "main", "count": 2, "flavors": {"cpu": "h100", "memory": "h100", "nvidia.com/gpu": "h100"}}]
-    assert [e["workload"] for e in q["evictions"]] == ["team-b/train-7"]
+    assert q["podSets"] == [{"name": "main", "count": 1, "flavors": {"cpu": "h100", "memory": "h100", "nvidia.com/gpu": "h100"}}]
+    assert [(e["workload"], e["owner"]) for e in q["evictions"]] == [("team-b/train-7", {"kind": "Job", "name": "train-7"})]
+    assert doc["outcome"] == "NoPreemptionNeeded"
+
+
+def test_without_the_eviction_kube_scheduler_would_have_to_preempt(tmp_path: Path) -> None:
+    """The same cluster with train-7's Workload not owned by its Job: its pods stay, a note says so,
+    and the 8-GPU pod no longer fits without preemption (gpu-1 holds 8 GPUs of train-7's pods,
+    gpu-2 4): the eviction above is what made room."""
+    dump = yaml.safe_load(CLUSTER.read_text())
+    for o in dump["items"]:
+        if o["kind"] == "Workload":
+            del o["metadata"]["ownerReferences"]
+    f = tmp_path / "no-owner.yaml"
+    f.write_text(yaml.safe_dump(dump))
+    doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(f), "-o", "json"]).stdout)
+    assert any("The pods of team-b/train-7 are not removed" in n for n in doc["queueing"]["notes"])
+    assert doc["outcome"] != "NoPreemptionNeeded"
 
 
 def test_not_admitted_job_says_why_and_that_it_stays_suspended(tmp_path: Path) -> None:
     job = yaml.safe_load(JOB.read_text())
-    job["spec"]["parallelism"] = job["spec"]["completions"] = 5  # 20 GPUs: more than the cohort's 16
+    job["spec"]["parallelism"] = job["spec"]["completions"] = 3  # 24 GPUs: more than the cohort's 16
     f = tmp_path / "big.yaml"
     f.write_text(yaml.safe_dump(job))
     lines = _run(["whatif", "-f", str(f), "--snapshot", str(CLUSTER), "--replicas", "1"]).stdout.splitlines()

@@ -71,7 +71,7 @@ def test_admitted_after_reclaiming_quota_lent_to_the_cohort() -> None:
     assert kueue_line(s) == ("Kueue: admitted to ClusterQueue a on flavor h100 once it has evicted Workloads "
                              "default/b-train (priority 100, reclamation within the cohort)")
     assert kueue_json(s)["evictions"] == [{"workload": "default/b-train", "clusterQueue": "b", "priority": 100,
-                                           "reason": "InCohortReclamation"}]
+                                           "reason": "InCohortReclamation", "owner": None}]
 
 
 def test_not_admitted_says_why_in_one_line() -> None:

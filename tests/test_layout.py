@@ -108,7 +108,7 @@ EXAMPLES = [
      "--priority-class", "high-priority", "--min-count", "16", "--disruption-mode", "all", "--toleration", "nvidia.com/gpu=present:NoSchedule"],
     # the two-stage answer on a Kueue cluster (README "On a Kueue cluster")
     ["whatif", "-f", str(Path(__file__).parent / "fixtures" / "kueue-demo" / "job.yaml"), "--snapshot",
-     str(Path(__file__).parent / "fixtures" / "kueue-demo" / "cluster.yaml"), "--replicas", "1"],
+     str(Path(__file__).parent / "fixtures" / "kueue-demo" / "cluster.yaml")],
 ]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

@@ -101,5 +101,7 @@ def kueue_json(stage: KueueStage) -> dict[str, Any]:
         out["podSets"] = [{"name": ps.name, "count": ps.count, "flavors": {r: c.flavor for r, c in sorted(ps.flavors.items())}}
                           for ps in d.assignment.pod_sets]
         out["evictions"] = [{"workload": t.workload.key, "clusterQueue": t.cluster_queue, "priority": t.workload.priority,
-                             "reason": t.reason} for t in d.targets]
+                             "reason": t.reason,
+                             "owner": {"kind": t.workload.owner[0], "name": t.workload.owner[1]} if t.workload.owner else None}
+                            for t in d.targets]
     return out

@@ -169,6 +169,7 @@ class Workload:
     quota_reserved_at: float | None  # the QuotaReserved condition's lastTransitionTime
     evicted: bool
     finished: bool
+    owner: tuple[str, str] | None = None  # (kind, name) of its controller (ownerReferences): the job
 
     @property
     def key(self) -> str:
@@ -413,7 +414,14 @@ def read_workload(obj: Mapping[str, Any]) -> Workload:
         quota_reserved_at=reserved_at,
         evicted=true("Evicted"),
         finished=true("Finished"),
+        owner=_controller(meta),
     )
+
+
+def _controller(meta: Mapping[str, Any]) -> tuple[str, str] | None:
+    refs = [r for r in meta.get("ownerReferences") or () if isinstance(r, Mapping)]
+    ref = next((r for r in refs if r.get("controller") is True), refs[0] if refs else None)
+    return (str(ref.get("kind")), str(ref.get("name"))) if ref else None
 
 
 def read_objects(case: Mapping[str, Any]) -> KueueObjects:

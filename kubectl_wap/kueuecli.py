@@ -52,11 +52,15 @@ def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
     if len(jobs) > 1:
         raise UserError(f"the -f file holds {len(jobs)} Jobs; the Kueue stage answers for one")
     job = jobs[0]
-    pcs, default = _priority_classes(items)
-    priority = job_priority(job, workload_priority_classes(items), pcs, default)
     # The new Workload is created now: after every Workload of the dump (queue order by creation).
     now = max((w.created for w in objs.workloads), default=0.0) + 1.0
-    wl = workload_for_job(job, objs, priority=priority, created=now)
+    try:
+        pcs, default = _priority_classes(items)
+        priority = job_priority(job, workload_priority_classes(items), pcs, default)
+        wl = workload_for_job(job, objs, priority=priority, created=now)
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        name = (job.get("metadata") or {}).get("name", "?") if isinstance(job.get("metadata"), Mapping) else "?"
+        raise UserError(f"Job {name} (or a priority class it names): malformed for Kueue's stage ({e})") from None
     ns = str((job.get("metadata") or {}).get("namespace") or "default")
     stage = kueue_stage(objs, wl, now, namespace=ns)
     out = kueue_json(stage)

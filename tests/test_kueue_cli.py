@@ -102,3 +102,25 @@ def test_unreadable_kueue_input_is_one_line_exit_2(tmp_path: Path, change, words
     err = [line for line in res.stderr.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and words in err[0], res.stderr
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda d: d["items"][5]["spec"]["resourceGroups"][0]["flavors"][0].pop("name"), "ClusterQueue team-a-cq: malformed (missing field 'name')"),
+    (lambda d: d["items"][5]["spec"].__setitem__("resourceGroups", "oops"), "ClusterQueue team-a-cq: malformed"),
+])
+def test_malformed_kueue_objects_are_one_line_exit_2(tmp_path: Path, change, words) -> None:  # type: ignore[no-untyped-def]
+    dump = copy.deepcopy(yaml.safe_load(CLUSTER.read_text()))
+    change(dump)
+    f = tmp_path / "bad.yaml"
+    f.write_text(yaml.safe_dump(dump))
+    res = _run(["whatif", "-f", str(JOB), "--snapshot", str(f)], code=2)
+    assert words in res.stderr and "Traceback" not in res.output
+
+
+def test_malformed_job_is_one_line_exit_2(tmp_path: Path) -> None:
+    job = yaml.safe_load(JOB.read_text())
+    job["spec"]["parallelism"] = "many"
+    f = tmp_path / "job.yaml"
+    f.write_text(yaml.safe_dump(job))
+    res = CliRunner().invoke(app, ["whatif", "-f", str(f), "--snapshot", str(CLUSTER)])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output

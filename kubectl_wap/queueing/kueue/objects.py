@@ -429,14 +429,30 @@ def read_objects(case: Mapping[str, Any]) -> KueueObjects:
     cohorts, localQueues, workloads, namespaces; fairSharing (bool) says whether Kueue's
     configuration enables fair sharing."""
     fair = bool(case.get("fairSharing"))
-    flavors = {f.name: f for f in map(read_flavor, case.get("resourceFlavors") or ())}
-    cqs = {c.name: c for c in (read_cluster_queue(o, fair) for o in case.get("clusterQueues") or ())}
-    cohorts = {c.name: c for c in (read_cohort(o, fair) for o in case.get("cohorts") or ())}
-    lqs = {f"{q.namespace}/{q.name}": q for q in map(read_local_queue, case.get("localQueues") or ())}
-    namespaces = {str(n["metadata"]["name"]): dict((n["metadata"].get("labels") or {})) for n in case.get("namespaces") or ()}
+    flavors = {f.name: f for f in _each(case, "resourceFlavors", "ResourceFlavor", read_flavor)}
+    cqs = {c.name: c for c in _each(case, "clusterQueues", "ClusterQueue", lambda o: read_cluster_queue(o, fair))}
+    cohorts = {c.name: c for c in _each(case, "cohorts", "Cohort", lambda o: read_cohort(o, fair))}
+    lqs = {f"{q.namespace}/{q.name}": q for q in _each(case, "localQueues", "LocalQueue", read_local_queue)}
+    namespaces = {n[0]: n[1] for n in _each(case, "namespaces", "Namespace",
+                                             lambda o: (str(o["metadata"]["name"]), dict(o["metadata"].get("labels") or {})))}
     for q in lqs.values():
         namespaces.setdefault(q.namespace, {})
-    return KueueObjects(flavors, cqs, cohorts, lqs, tuple(map(read_workload, case.get("workloads") or ())), namespaces, fair)
+    return KueueObjects(flavors, cqs, cohorts, lqs, tuple(_each(case, "workloads", "Workload", read_workload)), namespaces, fair)
+
+
+def _each(case: Mapping[str, Any], key: str, kind: str, read: Any) -> list[Any]:
+    """read() of every object under `key`; a malformed one (a missing name, a string where a map
+    belongs, ...) is one line naming the object, not a traceback."""
+    out = []
+    for o in case.get(key) or ():
+        try:
+            out.append(read(o))
+        except (KueueInputError, KueueNotModelled):
+            raise
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise KueueInputError(f"{_where(kind, o) if isinstance(o, Mapping) else kind}: malformed ({what})") from None
+    return out
 
 
 KUEUE_GROUP = "kueue.x-k8s.io"

@@ -32,9 +32,11 @@ def _pod_spec(requests: dict[str, int], selector: dict[str, str] | None, tolerat
 
 def generate(seed: int) -> dict[str, Any]:
     """Seeds with seed % 3 == 2 build a cohort tree (Cohort objects "co" and "co2" under "root",
-    some with quota of their own) and more contention; the others a flat cohort."""
+    some with quota of their own) and more contention; the others a flat cohort. Seeds with
+    seed % 3 == 1 may put the GPUs in a resource group of their own, with flavors g0, g1."""
     rng = random.Random(seed)
     tree = seed % 3 == 2
+    split = seed % 3 == 1 and rng.random() < 0.5
     n_flavors = rng.randint(1, 3)
     flavors = []
     for i in range(n_flavors):
@@ -42,28 +44,36 @@ def generate(seed: int) -> dict[str, Any]:
         if rng.random() < 0.15:
             spec["nodeTaints"] = [{"key": "spot", "value": "true", "effect": "NoSchedule"}]
         flavors.append({"metadata": {"name": f"f{i}"}, "spec": spec})
-    with_gpu = rng.random() < 0.25
+    with_gpu = split or rng.random() < 0.25
     resources = ["cpu", GPU] if with_gpu else ["cpu"]
+    if split:
+        flavors += [{"metadata": {"name": f"g{i}"}, "spec": {"nodeLabels": {"gpu": f"g{i}"}}} for i in range(2)]
+    # (covered resources, flavor names) per resource group
+    group_defs = ([(["cpu"], [f"f{i}" for i in range(n_flavors)]), ([GPU], ["g0", "g1"])] if split
+                  else [(resources, [f"f{i}" for i in range(n_flavors)])])
     n_cqs = rng.randint(2, 4)
     cqs, lqs = [], []
     for i in range(n_cqs):
         cohort = "co" if (i < 2 or rng.random() < 0.85) else None
         if tree and i >= 2:
             cohort = rng.choice(["co2", "co2", "root", None])
-        groups = [{"coveredResources": resources, "flavors": []}]
-        order = list(range(n_flavors))
-        if rng.random() < 0.3:
-            rng.shuffle(order)
-        for f in order:
-            res = []
-            for r in resources:
-                q: dict[str, Any] = {"name": r, "nominalQuota": str(rng.choice([0, 2, 4, 4, 6, 8, 10]))}
-                if cohort and rng.random() < 0.3:
-                    q["borrowingLimit"] = str(rng.choice([0, 1, 2, 4]))
-                if cohort and rng.random() < 0.25:
-                    q["lendingLimit"] = str(rng.choice([0, 1, 2, 4]))
-                res.append(q)
-            groups[0]["flavors"].append({"name": f"f{f}", "resources": res})
+        groups = []
+        for covered, fnames in group_defs:
+            group: dict[str, Any] = {"coveredResources": covered, "flavors": []}
+            order = list(fnames)
+            if rng.random() < 0.3:
+                rng.shuffle(order)
+            for fname in order:
+                res = []
+                for r in covered:
+                    q: dict[str, Any] = {"name": r, "nominalQuota": str(rng.choice([0, 2, 4, 4, 6, 8, 10]))}
+                    if cohort and rng.random() < 0.3:
+                        q["borrowingLimit"] = str(rng.choice([0, 1, 2, 4]))
+                    if cohort and rng.random() < 0.25:
+                        q["lendingLimit"] = str(rng.choice([0, 1, 2, 4]))
+                    res.append(q)
+                group["flavors"].append({"name": fname, "resources": res})
+            groups.append(group)
         preemption: dict[str, Any] = {
             "withinClusterQueue": rng.choice(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
             "reclaimWithinCohort": rng.choice(["Never", "LowerPriority", "Any"]),
@@ -105,11 +115,14 @@ def generate(seed: int) -> dict[str, Any]:
     # already evicted (Evicted=True, quota still reserved: preemption in flight).
     for j in range(rng.randint(0, 12 if tree else 7)):
         cq = rng.randrange(n_cqs)
-        f = rng.randrange(n_flavors)
+        chosen: dict[str, str] = {}
+        for covered, fnames in group_defs:
+            fname = rng.choice(fnames)
+            chosen.update({r: fname for r in covered})
         req = {r: rng.randint(1, 5) for r in resources}
         snap = Snapshot(read_objects(case))
         node = snap.cluster_queues[f"cq{cq}"]
-        if any(cq_available(node, (f"f{f}", r)) < q for r, q in req.items()):
+        if any(cq_available(node, (chosen[r], r)) < q for r, q in req.items()):
             continue
         t += 1
         name = f"adm{j}"
@@ -119,7 +132,7 @@ def generate(seed: int) -> dict[str, Any]:
                      "podSets": [{"name": "main", "count": 1, "template": {"spec": _pod_spec(req, None, True)}}]},
             "status": {
                 "admission": {"clusterQueue": f"cq{cq}", "podSetAssignments": [{
-                    "name": "main", "flavors": {r: f"f{f}" for r in resources},
+                    "name": "main", "flavors": dict(chosen),
                     "resourceUsage": {r: str(q) for r, q in req.items()}, "count": 1}]},
                 "conditions": [
                     {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",

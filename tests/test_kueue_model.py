@@ -6,6 +6,8 @@ Kueue oracle is built (python -m tests.oracle_kueue build), a generated differen
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_wap.queueing.kueue.cycle import (
     ADMITTED,
@@ -17,7 +19,14 @@ from kubectl_wap.queueing.kueue.cycle import (
 )
 from kubectl_wap.queueing.kueue.objects import KueueInputError, KueueNotModelled, read_objects
 from kubectl_wap.queueing.kueue.preemption import IN_COHORT_RECLAMATION
-from kubectl_wap.queueing.kueue.quota import Snapshot, cq_available, lowest_subtree_that_fits, potential_available
+from kubectl_wap.queueing.kueue.quota import (
+    Snapshot,
+    add_usage,
+    cq_available,
+    lowest_subtree_that_fits,
+    potential_available,
+    remove_usage,
+)
 from tests.kueue_builders import CQ, WL, case, flavor, res
 from tests.kueue_cases import CASES, SCHEDULE_CASES
 from tests.oracle_kueue import driver
@@ -209,3 +218,32 @@ def test_generated_setups_agree_with_the_oracle() -> None:
     `python -m tests.oracle_kueue diff --cases 500`."""
     cases = [generate(seed) for seed in range(1000, 1060)]
     assert driver.diff(cases) == []
+
+
+# ---- invariants of the quota tree (hypothesis over generated setups) -----------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), amount=st.integers(1, 12_000), which=st.integers(0, 3))
+def test_usage_added_then_removed_leaves_the_tree_as_it_was(seed: int, amount: int, which: int) -> None:
+    """resource_node.go addUsage/removeUsage are inverse on every node of the path (the scheduler
+    relies on it: SimulateWorkloadRemoval, then the revert)."""
+    snap = Snapshot(read_objects(generate(seed)))
+    cqs = sorted(snap.cluster_queues)
+    node = snap.cluster_queues[cqs[which % len(cqs)]]
+    nodes = [node, *node.path_parent_to_root()]
+    before = [dict(n.usage) for n in nodes]
+    fr = ("f0", "cpu")
+    add_usage(node, fr, amount)
+    remove_usage(node, fr, amount)
+    assert [{k: v for k, v in n.usage.items() if v} for n in nodes] == [{k: v for k, v in b.items() if v} for b in before]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_available_never_exceeds_potential_available(seed: int) -> None:
+    """What a ClusterQueue can use now is at most what it could ever use (Available <=
+    PotentialAvailable), for every flavor and resource it names."""
+    snap = Snapshot(read_objects(generate(seed)))
+    for node in snap.cluster_queues.values():
+        for fr in node.quotas:
+            assert 0 <= cq_available(node, fr) <= max(0, potential_available(node, fr)), (node.name, fr)

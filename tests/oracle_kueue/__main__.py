@@ -2,6 +2,8 @@
 `python -m tests.oracle_kueue run CASE.json` prints Kueue's answer for one case.
 `python -m tests.oracle_kueue diff --cases 300 --seed 1 [--keep DIR]` compares our model
 (kubectl_wap/queueing/kueue) with Kueue on generated setups and prints every disagreement.
+`python -m tests.oracle_kueue mutants --cases 300` checks that the batch catches each mutant of
+tests/oracle_kueue/mutants.py.
 Run it from the repository root."""
 
 from __future__ import annotations
@@ -26,10 +28,17 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--cases", type=int, default=100)
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--keep", help="write each disagreement (case, ours, kueue) here as JSON")
+    m = sub.add_parser("mutants", help="break one rule of our model at a time: the batch must catch each")
+    m.add_argument("--cases", type=int, default=300)
+    m.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
     if a.cmd == "build":
         print(build(force=True))
         return 0
+    if a.cmd == "mutants":
+        from .mutants import main as mutants
+
+        return mutants(a.cases, a.seed)
     if a.cmd == "run":
         case = json.loads(Path(a.case).read_text())
         answer = run([case])[0]

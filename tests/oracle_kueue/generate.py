@@ -111,6 +111,9 @@ def generate(seed: int) -> dict[str, Any]:
             cohorts.append({"metadata": {"name": name}, "spec": spec})
         case["cohorts"] = cohorts
     t = 0
+    # Creation times: distinct, in random order between admitted and pending Workloads (a pending
+    # one may be older than an admitted one: LowerOrNewerEqualPriority's "newer" then matters).
+    created = rng.sample(range(1, 400), 30)
     # Admitted Workloads, each admitted where it fitted at its time (as Kueue would have); some
     # already evicted (Evicted=True, quota still reserved: preemption in flight).
     for j in range(rng.randint(0, 12 if tree else 7)):
@@ -127,7 +130,7 @@ def generate(seed: int) -> dict[str, Any]:
         t += 1
         name = f"adm{j}"
         case["workloads"].append({
-            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(t)},
+            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(created[t])},
             "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True,
                      "podSets": [{"name": "main", "count": 1, "template": {"spec": _pod_spec(req, None, True)}}]},
             "status": {
@@ -136,11 +139,11 @@ def generate(seed: int) -> dict[str, Any]:
                     "resourceUsage": {r: str(q) for r, q in req.items()}, "count": 1}]},
                 "conditions": [
                     {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
-                     "lastTransitionTime": _ts(1000 + t)},
+                     "lastTransitionTime": _ts(1000 + created[t])},
                     {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
-                     "lastTransitionTime": _ts(1000 + t)}]
+                     "lastTransitionTime": _ts(1000 + created[t])}]
                 + ([{"type": "Evicted", "status": "True", "reason": "Preempted", "message": "",
-                     "lastTransitionTime": _ts(2000 + t)}] if rng.random() < 0.08 else [])},
+                     "lastTransitionTime": _ts(2000 + created[t])}] if rng.random() < 0.08 else [])},
         })
     for j in range(rng.randint(1, 6 if tree else 4)):
         cq = rng.randrange(n_cqs)
@@ -154,7 +157,7 @@ def generate(seed: int) -> dict[str, Any]:
             pod_sets.append({"name": f"ps{k}", "count": count,
                              "template": {"spec": _pod_spec(req, selector, rng.random() < 0.7)}})
         case["workloads"].append({
-            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(t)},
+            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(created[t])},
             "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True, "podSets": pod_sets},
         })
     return case

@@ -115,6 +115,11 @@ def heads(objs: KueueObjects) -> tuple[list[tuple[Workload, str]], list[Workload
     return out, rest
 
 
+def _entry_key(e: _Entry) -> tuple[int, int, float]:
+    """makeClassicalIterator: less borrowing first, then higher priority, then older."""
+    return (e.assignment.borrowing if e.assignment else 0, -e.wl.priority, e.wl.created)
+
+
 def _fits_after(snap: Snapshot, node: Node, usage: Mapping[FlavorResource, int], removed: list[Workload]) -> bool:
     """scheduler.go fits: with every target of the cycle removed, does the usage fit?"""
     revert = snap.simulate_removal(removed)
@@ -170,7 +175,7 @@ def schedule_cycle(objs: KueueObjects, now: float) -> CycleResult:
         (entries if e.assignment is not None else inadmissible).append(e)
     # makeClassicalIterator; Python's sort is stable where Go's is not: ties need equal borrowing,
     # priority and creation time, which upstream leaves to its sort's whim.
-    entries.sort(key=lambda e: (e.assignment.borrowing if e.assignment else 0, -e.wl.priority, e.wl.created))
+    entries.sort(key=_entry_key)
     decisions: list[Decision] = []
     preempted: dict[str, Workload] = {}
     for e in entries:

@@ -410,7 +410,7 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     if cycles is not None and cycles < 1:
         raise UserError(f"--cycles must be at least 1, not {cycles}")
     queueing = None
-    if hyp.file and src.snapshot:  # a Kueue cluster: its admission comes first (kueuecli.py)
+    if hyp.file and src.snapshot and not hyp.no_kueue:  # a Kueue cluster: its admission comes first (kueuecli.py)
         from .kueuecli import apply_evictions, kueue_section
 
         if (queueing := kueue_section(hyp.file, src.snapshot)) is not None:

@@ -124,3 +124,11 @@ def test_malformed_job_is_one_line_exit_2(tmp_path: Path) -> None:
     f.write_text(yaml.safe_dump(job))
     res = CliRunner().invoke(app, ["whatif", "-f", str(f), "--snapshot", str(CLUSTER)])
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+
+
+def test_no_kueue_answers_as_before() -> None:
+    """--no-kueue: no Kueue stage, nothing evicted first: train-7's pods stay, so the 8-GPU pod no
+    longer fits without preemption."""
+    doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(CLUSTER), "--no-kueue", "-o", "json"]).stdout)
+    assert "queueing" not in doc
+    assert doc["outcome"] != "NoPreemptionNeeded"

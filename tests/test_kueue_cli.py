@@ -132,3 +132,14 @@ def test_no_kueue_answers_as_before() -> None:
     doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(CLUSTER), "--no-kueue", "-o", "json"]).stdout)
     assert "queueing" not in doc
     assert doc["outcome"] != "NoPreemptionNeeded"
+
+
+def test_explain_lists_kueues_steps_first() -> None:
+    lines = _run(["explain", "-f", str(JOB), "--snapshot", str(CLUSTER)]).stdout.splitlines()
+    assert lines[0].startswith("Kueue: admitted to ClusterQueue team-a-cq")
+    assert lines[1] == "  K1. Workload team-a/job-train (priority 1000) pending in LocalQueue team-a/lq -> ClusterQueue team-a-cq (cohort ml)."
+    assert lines[2].startswith("  K2. Flavor assignment, podset main x1: cpu on h100 (fits), memory on h100 (fits), "
+                               "nvidia.com/gpu on h100 (needs preemption); insufficient unused quota")
+    assert lines[3] == "  K3. Preemption: evict team-b/train-7 in team-b-cq (priority 100, reclamation within the cohort)."
+    assert lines[4] == "  K4. Admitted in a later cycle, once the evicted Workloads release their quota."
+    assert any(line.startswith("Outcome: NoPreemptionNeeded") for line in lines)

@@ -21,6 +21,7 @@ from kubectl_wap.queueing.kueue.answer import (
     KueueStage,
 )
 from kubectl_wap.queueing.kueue.cycle import NO_CANDIDATES
+from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT
 from kubectl_wap.queueing.kueue.preemption import (
     IN_CLUSTER_QUEUE,
     IN_COHORT_RECLAIM_WHILE_BORROWING,
@@ -33,6 +34,7 @@ REASON_WORDS = {
     IN_COHORT_RECLAMATION: "reclamation within the cohort",
     IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
 }
+_MODE_WORDS = {FIT: "fits", PREEMPT: "needs preemption", NO_FIT: "no fit"}
 NOT_MODELLED = ("fair sharing", "topology-aware scheduling", "admission checks", "partial admission",
                 "more than one scheduling cycle")
 
@@ -79,6 +81,37 @@ def kueue_line(stage: KueueStage) -> str:
     return f"Kueue: not admitted: {stage.message}"
 
 
+def kueue_steps(stage: KueueStage) -> list[str]:
+    """Kueue's steps for `explain`, in the order of its scheduling cycle (scheduler.go schedule)."""
+    if stage.workload is None:
+        return [f"Not managed by Kueue: {stage.message}."]
+    wl = stage.workload
+    steps = [f"Workload {wl.key} (priority {wl.priority}) pending in LocalQueue {stage.local_queue}"
+             + (f" -> ClusterQueue {stage.cluster_queue}" if stage.cluster_queue else "")
+             + (f" (cohort {stage.cohort})" if stage.cohort else "") + "."]
+    if stage.outcome == STAGE_QUEUED:
+        steps.append(f"Not the head of its ClusterQueue: {stage.message} (higher priority or older).")
+        return steps
+    d = stage.decision
+    if d is None or d.assignment is None:
+        steps.append(f"Not nominated: {stage.message}.")
+        return steps
+    for ps in d.assignment.pod_sets:
+        chosen = ", ".join(f"{r} on {c.flavor} ({_MODE_WORDS[c.mode]}"
+                           + (f", borrowing level {c.borrow}" if c.borrow else "") + ")" for r, c in sorted(ps.flavors.items()))
+        steps.append(f"Flavor assignment, podset {ps.name} x{ps.count}: {chosen or 'no flavor'}"
+                     + (f"; {'; '.join(ps.reasons)}" if ps.reasons else "") + ".")
+    if d.targets:
+        steps.append("Preemption: evict " + "; ".join(
+            f"{t.workload.key} in {t.cluster_queue} (priority {t.workload.priority}, {REASON_WORDS.get(t.reason, t.reason)})"
+            for t in d.targets) + ".")
+    steps.append({STAGE_ADMITTED: "Admitted in this cycle (quota reserved).",
+                  STAGE_ADMITTED_AFTER_EVICTIONS: "Admitted in a later cycle, once the evicted Workloads release their quota.",
+                  STAGE_NOT_ADMITTED: f"Not admitted ({d.outcome}).",
+                  }.get(stage.outcome, stage.outcome))
+    return steps
+
+
 def kueue_json(stage: KueueStage) -> dict[str, Any]:
     """The `queueing` section of a JSON answer."""
     d = stage.decision
@@ -96,6 +129,7 @@ def kueue_json(stage: KueueStage) -> dict[str, Any]:
         "evictions": [],
         "queuedBehind": [w.key for w in stage.ahead],
         "notModelled": list(NOT_MODELLED),
+        "steps": kueue_steps(stage),
     }
     if d is not None and d.assignment is not None:
         out["podSets"] = [{"name": ps.name, "count": ps.count, "flavors": {r: c.flavor for r, c in sorted(ps.flavors.items())}}

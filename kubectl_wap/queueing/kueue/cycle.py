@@ -152,7 +152,8 @@ def _nominate(snap: Snapshot, objs: KueueObjects, wl: Workload, cq_name: str, no
     assert spec is not None
     labels = objs.namespaces.get(wl.namespace, {})
     if spec.namespace_selector is None or not spec.namespace_selector.matches(labels):
-        return _Entry(wl, cq_name, None, [], "Workload namespace doesn't match ClusterQueue selector")
+        unknown = "" if wl.namespace in objs.namespaces else f" (Namespace {wl.namespace} is not in the input: its labels are unknown)"
+        return _Entry(wl, cq_name, None, [], "Workload namespace doesn't match ClusterQueue selector" + unknown)
 
     def oracle(fr: FlavorResource, q: int):  # type: ignore[no-untyped-def]
         return simulate_preemption(snap, wl, node, fr, q, now)

@@ -197,7 +197,7 @@ class KueueObjects:
     cohorts: Mapping[str, Cohort]
     local_queues: Mapping[str, LocalQueue]  # by namespace/name
     workloads: tuple[Workload, ...]
-    namespaces: Mapping[str, Mapping[str, str]]  # name -> labels
+    namespaces: Mapping[str, Mapping[str, str]]  # name -> labels, of the Namespaces in the input
     fair_sharing: bool = False
 
 
@@ -435,8 +435,6 @@ def read_objects(case: Mapping[str, Any]) -> KueueObjects:
     lqs = {f"{q.namespace}/{q.name}": q for q in _each(case, "localQueues", "LocalQueue", read_local_queue)}
     namespaces = {n[0]: n[1] for n in _each(case, "namespaces", "Namespace",
                                              lambda o: (str(o["metadata"]["name"]), dict(o["metadata"].get("labels") or {})))}
-    for q in lqs.values():
-        namespaces.setdefault(q.namespace, {})
     return KueueObjects(flavors, cqs, cohorts, lqs, tuple(_each(case, "workloads", "Workload", read_workload)), namespaces, fair)
 
 

@@ -247,3 +247,16 @@ def test_available_never_exceeds_potential_available(seed: int) -> None:
     for node in snap.cluster_queues.values():
         for fr in node.quotas:
             assert 0 <= cq_available(node, fr) <= max(0, potential_available(node, fr)), (node.name, fr)
+
+
+def test_selector_on_a_namespace_missing_from_the_input_says_so() -> None:
+    c = _two_cq_case([WL("a1", "team").queue("lq-a").request(cpu="1")], [])
+    c["clusterQueues"][0]["spec"]["namespaceSelector"] = {"matchLabels": {"dep": "eng"}}
+    c["localQueues"].append({"metadata": {"name": "lq-a", "namespace": "team"}, "spec": {"clusterQueue": "a"}})
+    d = _cycle(c).decision_for("team/a1")
+    assert d is not None and d.outcome == INADMISSIBLE
+    assert d.message == ("Workload namespace doesn't match ClusterQueue selector (Namespace team is not in the input: "
+                         "its labels are unknown)")
+    c["namespaces"].append({"metadata": {"name": "team", "labels": {"dep": "eng"}}})
+    d = _cycle(c).decision_for("team/a1")
+    assert d is not None and d.outcome == ADMITTED

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT, Assignment, assign_flavors
+from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT, Assignment, Possibility, assign_flavors
 from kubectl_wap.queueing.kueue.objects import ANY, FlavorResource, KueueObjects, Workload
 from kubectl_wap.queueing.kueue.preemption import Target, get_targets, simulate_preemption
 from kubectl_wap.queueing.kueue.quota import Node, Snapshot, add_usage, cq_available
@@ -155,7 +155,7 @@ def _nominate(snap: Snapshot, objs: KueueObjects, wl: Workload, cq_name: str, no
         unknown = "" if wl.namespace in objs.namespaces else f" (Namespace {wl.namespace} is not in the input: its labels are unknown)"
         return _Entry(wl, cq_name, None, [], "Workload namespace doesn't match ClusterQueue selector" + unknown)
 
-    def oracle(fr: FlavorResource, q: int):  # type: ignore[no-untyped-def]
+    def oracle(fr: FlavorResource, q: int) -> tuple[Possibility, int]:
         return simulate_preemption(snap, wl, node, fr, q, now)
 
     a = assign_flavors(wl, node, objs.flavors, oracle)

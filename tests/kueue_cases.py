@@ -137,6 +137,22 @@ def _sw(name: str, ns: str, queue: str | None = None) -> WL:
     return w.queue(queue) if queue else w
 
 
+def _fungibility_case(p: str, preference: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+    """The two preference cases: on-demand (5, own) needs preempting low-<p>, spot (0 own, 5 lent
+    by <p>-lender) needs borrowing; the preference decides."""
+    c = _schedule_case([
+        _sw(f"low-{p}", "default", f"{p}-queue").priority(-1).request(cpu="5").admitted(f"{p}-cq", {"cpu": "on-demand"}),
+        _sw(f"high-{p}", "default", f"{p}-queue").request(cpu="5"),
+    ], extra_cqs=[
+        CQ(f"{p}-cq").cohort(f"{p}-cohort").preemption(within=LP).fungibility("TryNextFlavor", "TryNextFlavor", preference)
+        .group(("on-demand", [res("cpu", "5", "0")]), ("spot", [res("cpu", "0", "5")])),
+        CQ(f"{p}-lender").cohort(f"{p}-cohort").group(("on-demand", [res("cpu", "0")]), ("spot", [res("cpu", "5")])),
+    ], extra_lqs=[(f"{p}-queue", "default", f"{p}-cq")])
+    if preference == "PreemptionOverBorrowing":
+        return c, {}, {f"default/low-{p}": "InClusterQueue"}
+    return c, {f"default/high-{p}": (f"{p}-cq", {"main": {"cpu": "spot"}})}, {}
+
+
 # name -> (case, {newly admitted: (ClusterQueue, {podset: {resource: flavor}})}, {preempted: reason})
 SCHEDULE_CASES: dict[str, tuple[dict[str, Any], dict[str, tuple[str, dict[str, dict[str, str]]]], dict[str, str]]] = {
     "cannot borrow if cohort was assigned and would result in overadmission": (_schedule_case([
@@ -184,4 +200,8 @@ SCHEDULE_CASES: dict[str, tuple[dict[str, Any], dict[str, tuple[str, dict[str, d
         CQ("ClusterQueueA").cohort("root").group(("on-demand", [res("gpu", "2")])).preemption(reclaim=LP),
         CQ("ClusterQueueB").cohort("root").group(("on-demand", [res("gpu", "0")])),
     ], extra_lqs=[("lq", "eng-alpha", "ClusterQueueA"), ("lq", "eng-beta", "ClusterQueueB")]), {}, {}),
+    "PreemptionOverBorrowing preference: preempt in first flavor instead of borrowing in second": _fungibility_case(
+        "pob", "PreemptionOverBorrowing"),
+    "BorrowingOverPreemption preference: borrow in second flavor instead of preempting in first": _fungibility_case(
+        "bop", "BorrowingOverPreemption"),
 }

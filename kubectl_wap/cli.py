@@ -417,10 +417,18 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
             )
     if cycles is not None and cycles < 1:
         raise UserError(f"--cycles must be at least 1, not {cycles}")
+    queueing = None
+    if hyp.file and src.snapshot and not hyp.no_kueue:  # a Kueue cluster: its admission comes first (kueuecli.py)
+        from .kueuecli import apply_evictions, kueue_section
+
+        if (queueing := kueue_section(hyp.file, src.snapshot)) is not None:
+            snap = apply_evictions(snap, queueing)
     res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}))
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
     doc.update(profile_fields(gates))
+    if queueing is not None:
+        doc["queueing"] = queueing
     _add_numbers(doc, snap)
     return doc, (snap, gates)
 

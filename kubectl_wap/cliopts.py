@@ -79,6 +79,7 @@ class Hypothetical:
     toleration: Annotated[Optional[list[str]], _opt("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None
     preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None
     ignore_gates: Annotated[bool, _opt("--ignore-gates", help="Answer as if the pods' schedulingGates were removed (kube-scheduler does not try a gated pod).")] = False
+    no_kueue: Annotated[bool, _opt("--no-kueue", help="On a Kueue cluster, leave out Kueue's admission stage: kube-scheduler's answer alone, as if the Job's pods existed.")] = False
 
 
 def flag_names(group: type) -> list[str]:

@@ -29,6 +29,7 @@ DOC = ROOT / "docs" / "architecture.md"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("__init__", "errors", "quantity", "profiles")),
     ("model", ("model", "model_terms", "model_dra", "storage", "lookup")),
+    ("queueing", ("queueing",)),
     ("snapshot", ("snapshot",)),
     ("framework", ("framework",)),
     ("preemption", ("preemption",)),
@@ -36,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("autoscale", ("autoscale",)),
     ("diagnose", ("diagnose",)),
     ("report", ("report",)),
-    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes", "mcpserver", "metricsserve")),
+    ("cli", ("cli", "cliopts", "completion", "profilepick", "pipes", "kueuecli", "mcpserver", "metricsserve")),
 ]
 LAYER_OF: dict[str, int] = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}
 

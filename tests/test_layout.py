@@ -107,6 +107,9 @@ EXAMPLES = [
     ["diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--feature-gates PodGroupPreemptionPolicy=true"],
     ["whatif", "podgroup", "new-job", "-n", "ml", "--demo", "--replicas", "16", "--requests", "cpu=8,memory=64Gi,nvidia.com/gpu=1",
      "--priority-class", "high-priority", "--min-count", "16", "--disruption-mode", "all", "--toleration", "nvidia.com/gpu=present:NoSchedule"],
+    # the two-stage answer on a Kueue cluster (README "On a Kueue cluster")
+    ["whatif", "-f", str(Path(__file__).parent / "fixtures" / "kueue-demo" / "job.yaml"), "--snapshot",
+     str(Path(__file__).parent / "fixtures" / "kueue-demo" / "cluster.yaml")],
 ]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

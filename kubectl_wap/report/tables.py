@@ -70,6 +70,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if no_headers:
         print_table(console, None, _victim_headers(wide), _victim_rows(doc, wide), True)
         return
+    render_queueing(doc, console)
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
     s = doc["summary"]
@@ -180,10 +181,25 @@ def _short(names: list[str], n: int = 4) -> str:
     return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
 
 
+def render_queueing(doc: dict, console: Console, steps: bool = False) -> None:
+    """The Kueue stage, before kube-scheduler's part (kubectl_wap/kueuecli.py): its line, its
+    notes and, for explain, its steps."""
+    q = doc.get("queueing")
+    if not q:
+        return
+    say(console, q["line"])
+    if steps:
+        for i, s in enumerate(q.get("steps", ()), 1):
+            say(console, f"  K{i}. {s}", indent="      ")
+    for note in q.get("notes", ()):
+        say(console, f"  {note}", indent="    ")
+
+
 def render_explain(doc: dict, console: Console, err: Console | None = None, wide: bool = False) -> None:
     """Numbered steps. A step listing many items ("; "-separated) is folded to its first few
     unless `wide`, which lists one item a line."""
     print_warnings(err or console, doc["warnings"])
+    render_queueing(doc, console, steps=True)
     say(console, f"Outcome: {doc['outcome']}: {doc['message']}")
     if line := profile_line(doc):
         say(console, line)

@@ -1,0 +1,17 @@
+"""Kueue's admission, as of sigs.k8s.io/kueue v0.17.0 (API kueue.x-k8s.io/v1beta2, its storage
+version), one module per concern:
+
+- objects.py: ResourceFlavors, ClusterQueues, Cohorts, LocalQueues, Workloads, as frozen records
+  read from the v1beta2 JSON (with the CRD defaults the API server would apply).
+- quota.py: the quota tree (pkg/cache/scheduler resource_node.go): nominal quota, borrowing and
+  lending limits, usage per flavor and resource, per ClusterQueue and Cohort.
+- flavors.py: flavor assignment (pkg/scheduler/flavorassigner/flavorassigner.go).
+- preemption.py: classical preemption within the ClusterQueue and reclaim within the cohort
+  (pkg/scheduler/preemption/preemption.go, classical/).
+- cycle.py: one scheduling cycle (pkg/scheduler/scheduler.go Scheduler.schedule): the heads of the
+  ClusterQueues, nomination, the entry order, admission and preemption issuing.
+
+Not modelled yet (refused with one line where the input needs it, never answered wrongly): fair
+sharing and admission fair sharing, topology-aware scheduling, admission checks, partial
+admission, elastic workload slices, waitForPodsReady, MultiKueue, DRA resources in Kueue.
+"""

@@ -1,0 +1,79 @@
+"""Kueue's answer for one submitted Workload: admitted (on which flavors, borrowing how much from
+the cohort), admitted once it has evicted whom, not admitted and why, or queued behind other
+Workloads. A record for report/ to word; the kube-scheduler stage runs after it, on the pods of
+an admitted Workload with Kueue's evictions applied first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kubectl_wap.queueing.kueue.cycle import (
+    ADMITTED,
+    PREEMPTING,
+    Decision,
+    queue_order_key,
+    active_cluster_queues,
+    schedule_cycle,
+)
+from kubectl_wap.queueing.kueue.objects import FlavorResource, KueueObjects, Workload
+from kubectl_wap.queueing.kueue.quota import Snapshot
+
+# KueueStage.outcome
+STAGE_ADMITTED = "admitted"
+STAGE_ADMITTED_AFTER_EVICTIONS = "admitted-after-evictions"
+STAGE_NOT_ADMITTED = "not-admitted"
+STAGE_QUEUED = "queued"  # not the head of its ClusterQueue in this cycle
+STAGE_NOT_MANAGED = "not-managed"  # no queue name: Kueue leaves the job alone
+STAGE_NO_QUEUE = "no-queue"  # its LocalQueue or ClusterQueue is missing, stopped or inactive
+
+
+@dataclass(frozen=True, slots=True)
+class KueueStage:
+    workload: Workload | None
+    outcome: str
+    local_queue: str | None
+    cluster_queue: str | None
+    cohort: str | None
+    decision: Decision | None
+    borrowing: tuple[tuple[FlavorResource, int], ...]  # over the ClusterQueue's nominal quota, once admitted
+    ahead: tuple[Workload, ...]  # pending Workloads its ClusterQueue orders before it
+    message: str
+
+
+def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: str = "default") -> KueueStage:
+    """What Kueue does with the new pending Workload `wl` (None: the job carries no queue name)
+    in the next scheduling cycle."""
+    if wl is None:
+        return KueueStage(None, STAGE_NOT_MANAGED, None, None, None, None, (), (),
+                          f"no kueue.x-k8s.io/queue-name label and no LocalQueue \"default\" in namespace {namespace}")
+    lq_key = f"{wl.namespace}/{wl.queue_name}"
+    lq = objs.local_queues.get(lq_key)
+    if lq is None:
+        return KueueStage(wl, STAGE_NO_QUEUE, lq_key, None, None, None, (), (), f"LocalQueue {lq_key} not found")
+    cq = objs.cluster_queues.get(lq.cluster_queue)
+    if cq is None:
+        return KueueStage(wl, STAGE_NO_QUEUE, lq_key, lq.cluster_queue, None, None, (), (),
+                          f"ClusterQueue {lq.cluster_queue} not found")
+    if lq.stopped or lq.cluster_queue not in active_cluster_queues(objs):
+        return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (),
+                          f"{'LocalQueue ' + lq_key if lq.stopped else 'ClusterQueue ' + cq.name} is stopped or inactive")
+    with_wl = replace(objs, workloads=(*objs.workloads, wl))
+    result = schedule_cycle(with_wl, now)
+    d = result.decision_for(wl.key)
+    if d is None:
+        ahead = tuple(sorted((p for p in with_wl.workloads if p.admission is None and p.key != wl.key
+                              and p.namespace + "/" + p.queue_name in objs.local_queues
+                              and objs.local_queues[p.namespace + "/" + p.queue_name].cluster_queue == cq.name
+                              and queue_order_key(p) < queue_order_key(wl)), key=queue_order_key))
+        return KueueStage(wl, STAGE_QUEUED, lq_key, cq.name, cq.cohort, None, (), ahead,
+                          f"{len(ahead)} pending Workload(s) of ClusterQueue {cq.name} come first")
+    if d.outcome not in (ADMITTED, PREEMPTING):
+        return KueueStage(wl, STAGE_NOT_ADMITTED, lq_key, cq.name, cq.cohort, d, (), (), d.message)
+    assert d.assignment is not None
+    snap = Snapshot(objs)
+    snap.simulate_removal(t.workload for t in d.targets)
+    node = snap.cluster_queues[cq.name]
+    over = tuple(sorted((fr, node.usage.get(fr, 0) + q - node.nominal(fr)) for fr, q in d.assignment.usage.items()
+                        if node.usage.get(fr, 0) + q > node.nominal(fr)))
+    outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS
+    return KueueStage(wl, outcome, lq_key, cq.name, cq.cohort, d, over, (), d.message)

@@ -1,0 +1,82 @@
+"""Does the Kueue differential batch have teeth? Each mutant breaks one rule of our model
+(kubectl_wap/queueing/kueue) the way a plausible misreading of Kueue would; the batch must
+disagree with Kueue's real scheduler on some generated setup for every mutant.
+
+    python -m tests.oracle_kueue mutants --cases 300 --seed 1
+
+Kueue answers each case once; every mutant is then our model's answer alone."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kubectl_wap.queueing.kueue import cycle, flavors, preemption, quota
+
+from .driver import model_answer, oracle_answer, run
+from .generate import generate
+
+
+@contextlib.contextmanager
+def _patched(module: Any, name: str, value: Any) -> Iterator[None]:
+    old = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, old)
+
+
+def _ignore_borrowing_limit(node: quota.Node, fr: Any) -> int:
+    if node.parent is None:
+        return node.subtree_quota.get(fr, 0) - node.usage.get(fr, 0)
+    return node.local_available(fr) + quota.available(node.parent, fr)
+
+
+def _lending_ignored(self: quota.Node, fr: Any) -> int:
+    return 0
+
+
+_real_is_preferred = flavors._is_preferred
+_real_satisfies = preemption.satisfies_policy
+
+
+MUTANTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
+    # flavorassigner.go isPreferred: borrowing level before preemption mode by default
+    "fungibility-default-prefers-less-borrowing": lambda: _patched(
+        flavors, "_is_preferred", lambda a, b, p: _real_is_preferred(a, b, "PreemptionOverBorrowing")),
+    # shouldTryNextFlavor: whenCanBorrow ignored
+    "when-can-borrow-ignored": lambda: _patched(
+        flavors, "_should_try_next", lambda mode, cq: mode[0] in (flavors.Possibility.NO_FIT, flavors.Possibility.NO_CANDIDATES)
+        or (mode[0] in (flavors.Possibility.PREEMPT, flavors.Possibility.RECLAIM) and cq.fungibility.when_can_preempt == "TryNextFlavor")),
+    # preemption.go fillBackWorkloads left out
+    "no-fill-back": lambda: _patched(preemption, "_fill_back", lambda ctx, targets, allow: list(targets)),
+    # LowerOrNewerEqualPriority read as LowerPriority
+    "newer-equal-priority-not-preemptible": lambda: _patched(
+        preemption, "satisfies_policy",
+        lambda a, b, policy: _real_satisfies(a, b, "LowerPriority" if policy == "LowerOrNewerEqualPriority" else policy)),
+    # resource_node.go available: the borrowing limit ignored
+    "borrowing-limit-ignored": lambda: _patched(quota, "available", _ignore_borrowing_limit),
+    # resource_node.go localQuota: the lending limit ignored (all quota lent)
+    "lending-limit-ignored": lambda: _patched(quota.Node, "local_quota", _lending_ignored),
+    # scheduler.go: a Preempt entry without targets never reserves (CanAlwaysReclaim always true)
+    "never-reserve-for-no-candidates": lambda: _patched(cycle, "_to_reserve", lambda a, node: {}),
+    # makeClassicalIterator: borrowing level not part of the entry order
+    "entry-order-ignores-borrowing": lambda: _patched(cycle, "_entry_key", lambda e: (-e.wl.priority, e.wl.created)),
+}
+
+
+def main(cases: int, seed: int) -> int:
+    batch = [generate(s) for s in range(seed, seed + cases)]
+    theirs = [oracle_answer(a) for a in run(batch)]
+    ours = [model_answer(c) for c in batch]
+    base = sum(o != t for o, t in zip(ours, theirs, strict=True))
+    print(f"unmutated: {base} of {cases} disagree")
+    survived = 0
+    for name, mutant in MUTANTS.items():
+        with mutant():
+            n = sum(model_answer(c) != t for c, t in zip(batch, theirs, strict=True))
+        survived += n == 0
+        print(f"{name}: {n} of {cases} disagree{'  (SURVIVED)' if n == 0 else ''}")
+    return 1 if base or survived else 0

@@ -86,8 +86,8 @@ def test_redaction_map_finds_the_group_in_a_redacted_snapshot() -> None:
     # give the recipient; analyzing the redacted copy under those names gives the same answer.
     from kubectl_wap.cli import _pending_name_map
     from kubectl_wap.preemption.analyze import analyze
-    from kubectl_wap.snapshot.convert import build_snapshot
-    from kubectl_wap.snapshot.redact import redactor_for
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
+    from kubectl_wap.snapshot.share.redact import redactor_for
     from kubectl_wap.snapshot.source import DEMO_PATH
 
     items = json.loads(DEMO_PATH.read_text())["items"]

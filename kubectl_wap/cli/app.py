@@ -17,9 +17,9 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from . import __version__
-from .cliopts import Hypothetical, Source, group_hints, options
-from .errors import UserError, scrub
+from .. import __version__
+from .options import Hypothetical, Source, group_hints, options
+from ..errors import UserError, scrub
 from .pipes import QuietPipe
 
 def _examples(*blocks: str) -> str:
@@ -127,7 +127,7 @@ def _width() -> int | None:
 
 def _say_error(text: str) -> None:
     """One line on stderr: credentials scrubbed, control characters escaped (issue 19)."""
-    from .report.escape import printable
+    from ..report.escape import printable
 
     try:
         typer.echo(f"error: {printable(scrub(text))}", err=True)
@@ -215,17 +215,17 @@ def _quiet_stdout() -> None:
 def _default_namespace(src: Source) -> str:
     if src.snapshot or src.demo:
         return "default"
-    from .snapshot.kubeconfig import context_namespace
+    from ..snapshot.io.kubeconfig import context_namespace
 
     return context_namespace(src.kubeconfig, src.context)
 
 
 def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
-    filled with each raw pod's owner and grace period (snapshot/owners.py, for simulate)."""
-    from .snapshot.hypothetical import Replacement
-    from .snapshot.owners import tap_pod_extras
-    from .snapshot.source import build, raw_source
+    filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate)."""
+    from ..snapshot.decode.hypothetical import Replacement
+    from ..snapshot.decode.owners import tap_pod_extras
+    from ..snapshot.source import build, raw_source
 
     src.check()
     if not src.snapshot and not src.demo:
@@ -241,7 +241,7 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
         items = tap_pod_extras(items, extras)
     if not extra:
         return build(header, items)
-    from .snapshot.hypothetical import FlagsWork
+    from ..snapshot.decode.hypothetical import FlagsWork
 
     if isinstance(extra, FlagsWork):
         items = list(items)  # a snapshot file streams its items once: read them, then look up the group
@@ -258,17 +258,17 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
 
 def _early_gates(feature_gates: str | None, scheduler_version: str | None) -> None:
     """Refuse a bad --scheduler-version or --feature-gates before reading the cluster."""
-    from .preemption.gates import parse_gates
+    from ..preemption.gates import parse_gates
     from .profilepick import parse_scheduler_version
-    from .profiles import DEFAULT
+    from ..profiles import DEFAULT
 
     parse_gates(feature_gates, parse_scheduler_version(scheduler_version) or DEFAULT)
 
 
 def _gates_for(snap: Any, feature_gates: str | None, scheduler_version: str | None):
-    """The gates and version profile for this input (profilepick.py); a defaulted profile's
+    """The gates and version profile for this input (cli/profilepick.py); a defaulted profile's
     warning joins the snapshot's warnings, so every report shows it."""
-    from .preemption.gates import parse_gates
+    from ..preemption.gates import parse_gates
     from .profilepick import parse_scheduler_version, pick_profile
 
     picked = pick_profile(parse_scheduler_version(scheduler_version), snap.header.server_version)
@@ -286,7 +286,7 @@ def _emit(doc: Any, fmt: str, arg: str = "") -> None:
 
         sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=120))
     elif fmt == "jsonpath":
-        from .report.formats import jsonpath
+        from ..report.formats import jsonpath
 
         sys.stdout.write(jsonpath(arg, doc))  # as kubectl: the template says where lines end
 
@@ -306,7 +306,7 @@ def _json_text(doc: Any) -> str:
 
 def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical, ns: str, namespace_given: str | None):
     """(extra objects, kind, namespace, name) for hypothetical work; extra None for existing work."""
-    from .snapshot import hypothetical as h
+    from ..snapshot.decode import hypothetical as h
 
     shape_flags = {
         "--requests": hyp.requests, "--priority-class": hyp.priority_class, "--min-count": hyp.min_count,
@@ -328,7 +328,7 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
     if hyp.min_count is not None and hyp.replicas is not None and hyp.min_count > hyp.replicas:
         raise UserError(f"--min-count {hyp.min_count} is more than --replicas {hyp.replicas}: the gang could never be satisfied")
     if hyp.file:
-        from .snapshot.files import load_items
+        from ..snapshot.io.files import load_items
 
         _, items = load_items(hyp.file)
         notes: list[str] = []
@@ -374,10 +374,10 @@ CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most
 def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color,
               spared_on_placement_only: bool = False, cycles: int | None = None):
     """The scenario's report document, plus (snapshot, gates) for renderings that need the cluster."""
-    from . import lookup
-    from .preemption.analyze import analyze
-    from .report.document import to_document
-    from .report.profileinfo import profile_fields
+    from ..model import lookup
+    from ..preemption.analyze import analyze
+    from ..report.document import to_document
+    from ..report.profileinfo import profile_fields
 
     kind, name = lookup.split_type_name(kind, name)
     if kind:
@@ -391,12 +391,12 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     if extra is None:
         lookup.check_object(snap, kind, ns, name)
     elif not hyp.file:
-        from .snapshot.hypothetical import parse_requests
+        from ..snapshot.decode.hypothetical import parse_requests
 
         mine = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name")) for o in extra)
         lookup.check_hypothetical(snap, hyp.priority_class, parse_requests(hyp.requests or ""), ns, mine)
     if hyp.ignore_gates:
-        from .preemption.liftgates import lift_gates
+        from ..preemption.liftgates import lift_gates
 
         snap, _ = lift_gates(snap, kind, ns, name, gates.composite_pod_group)
     if hyp.file and hyp.replicas is None and kind == "podgroup":
@@ -420,8 +420,8 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
 def _add_numbers(doc: dict, snap: Any) -> None:
     """Fields computed from the document and the cluster (issue 16): the per-node arithmetic of
     the deciding resource, and the pick criterion behind each candidate node of default preemption."""
-    from .report.candidates import with_why
-    from .report.nodeuse import node_usage
+    from ..report.candidates import with_why
+    from ..report.nodeuse import node_usage
 
     doc["nodeArithmetic"] = node_usage(doc, snap)
     if doc.get("candidateNodes"):
@@ -429,7 +429,7 @@ def _add_numbers(doc: dict, snap: Any) -> None:
 
 
 def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | None) -> dict:
-    from .autoscale import autoscale_section
+    from ..autoscale import autoscale_section
 
     snap, gates = res
     pre = doc["preemptor"]
@@ -437,9 +437,9 @@ def _autoscale(doc: dict, res: Any, templates: str | None, multiplier: float | N
 
 
 def _optimal(doc: dict, res: Any, time_limit: float) -> dict:
-    from .diagnose.optimal import optimal_victims
-    from .preemption.analyze import analyze
-    from .report.diagnose import optimal_section
+    from ..diagnose.optimal import optimal_victims
+    from ..preemption.analyze import analyze
+    from ..report.diagnose import optimal_section
 
     snap, gates = res
     pre = doc["preemptor"]
@@ -454,8 +454,8 @@ def _finish(doc: dict, exit_code: bool) -> None:
 
 def _render_items(items: list[dict], fmt: str, arg: str, color: Color, no_headers: bool) -> None:
     """-o custom-columns over a list of items (whatif: victims; rank: units)."""
-    from .report.formats import custom_columns
-    from .report.tables import print_table
+    from ..report.formats import custom_columns
+    from ..report.tables import print_table
 
     headers, rows = custom_columns(arg, items)
     print_table(_console(color), None, headers, rows, no_headers)
@@ -485,8 +485,8 @@ def whatif(
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
 
     def run() -> dict:
-        from .report.formats import parse_output, victim_names
-        from .report.victimfilter import filter_shown
+        from ..report.formats import parse_output, victim_names
+        from ..report.victimfilter import filter_shown
 
         fmt, arg = parse_output(output, WHATIF_FORMATS)
         # The default table shows only the spared units on the placement's nodes: the document
@@ -506,22 +506,22 @@ def whatif(
         elif fmt == "custom-columns":
             _render_items(shown["victims"], fmt, arg, color, no_headers)
         elif fmt == "html":
-            from .report.html import render_html
+            from ..report.html import render_html
 
             sys.stdout.write(render_html(shown, res[0]))
         else:
-            from .report.escape import printable_doc
-            from .report.tables import render_whatif
+            from ..report.escape import printable_doc
+            from ..report.tables import render_whatif
 
             console, err = _console(color), _console(color, stderr=True)
             safe = printable_doc(shown)
             render_whatif(safe, console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
-                from .report.tables import render_autoscale
+                from ..report.tables import render_autoscale
 
                 render_autoscale(safe["autoscale"], console, no_headers=no_headers, err=err)
             if "optimal" in shown:
-                from .report.diagnose import render_optimal
+                from ..report.diagnose import render_optimal
 
                 render_optimal(shown["optimal"], console, no_headers=no_headers)
         return doc
@@ -550,16 +550,16 @@ def explain(
     the placement, and every reprieve attempt with its verdict (-o wide: long lists unfolded)."""
 
     def run() -> dict:
-        from .report.formats import parse_output
+        from ..report.formats import parse_output
 
         fmt, arg = parse_output(output, EXPLAIN_FORMATS)
         doc, _ = _analysis(kind, name, src, hyp, color, cycles=cycles)
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         else:
-            from .report.tables import render_explain
+            from ..report.tables import render_explain
 
-            from .report.escape import printable_doc
+            from ..report.escape import printable_doc
 
             render_explain(printable_doc(doc), _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
         return doc
@@ -599,11 +599,11 @@ def rank(
     workload-aware preemption gives units up), or in reprieve order (--order protection)."""
 
     def run() -> None:
-        from .preemption.ranking import rank_units
-        from .report.profileinfo import profile_fields
-        from .report.document import rank_document
-        from .report.formats import parse_output
-        from .report.rankview import for_preemptor, ordered
+        from ..preemption.ranking import rank_units
+        from ..report.profileinfo import profile_fields
+        from ..report.document import rank_document
+        from ..report.formats import parse_output
+        from ..report.rankview import for_preemptor, ordered
 
         fmt, arg = parse_output(output, RANK_FORMATS)
         if limit is not None and limit < 1:
@@ -626,7 +626,7 @@ def rank(
             snap = _load(src, color)
             lookup_ns = src.namespace if src.namespace and not all_namespaces else None
             if lookup_ns:
-                from .lookup import check_namespace
+                from ..model.lookup import check_namespace
 
                 check_namespace(snap, lookup_ns)
             gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
@@ -642,9 +642,9 @@ def rank(
         elif fmt == "custom-columns":
             _render_items(doc["units"], fmt, arg, color, no_headers)
         else:
-            from .report.tables import render_rank
+            from ..report.tables import render_rank
 
-            from .report.escape import printable_doc
+            from ..report.escape import printable_doc
 
             render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
@@ -674,8 +674,8 @@ def diff(
     """Compare two scenarios of one preemptor: verdict, victims added/removed, placement changes."""
 
     def run() -> dict:
-        from .report.diff import compare
-        from .report.formats import parse_output
+        from ..report.diff import compare
+        from ..report.formats import parse_output
 
         fmt, _ = parse_output(output, ("table", "json", "yaml"))
         if not to.strip():
@@ -698,7 +698,7 @@ def diff(
         if fmt in ("json", "yaml"):
             _emit(d, fmt)
         else:
-            from .report.tables import print_warnings, render_diff
+            from ..report.tables import print_warnings, render_diff
 
             render_diff(d, _console(color), no_headers=no_headers)
             print_warnings(_console(color, stderr=True), d["warnings"])
@@ -739,7 +739,7 @@ def snapshot(
     into a snapshot to analyze later or share (stripped: no env values, commands, annotations)."""
 
     def run() -> None:
-        from .snapshot.save import check_target, dump_snapshot, write_snapshot
+        from ..snapshot.io.save import check_target, dump_snapshot, write_snapshot
 
         if output is not None and output not in SNAPSHOT_FORMATS:
             hint = f"; to write a file use --output-file {output}" if ("." in output or "/" in output or output == "-") else ""
@@ -754,12 +754,12 @@ def snapshot(
             raise UserError("--redact-key-file and --redact-map need --redact")
         console = _console(color, stderr=True)
         if from_snapshot or demo:
-            from .snapshot.snapfile import saved_items
+            from ..snapshot.io.snapfile import saved_items
 
             Source(snapshot=from_snapshot, demo=demo, kubeconfig=kubeconfig, context=context).check()
             header, items = saved_items(from_snapshot, demo)
         else:
-            from .snapshot.live import load_live
+            from ..snapshot.io.live import load_live
 
             with console.status("reading the cluster (read-only)...") as status:
                 def progress(resource: str, n: int) -> None:
@@ -767,13 +767,13 @@ def snapshot(
 
                 header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
         if redact:
-            from .snapshot.redact import redactor_for
+            from ..snapshot.share.redact import redactor_for
 
             key = None
             if redact_key_file:
                 from pathlib import Path
 
-                from .snapshot.files import check_regular
+                from ..snapshot.io.files import check_regular
 
                 key_path = Path(os.path.expanduser(redact_key_file))
                 check_regular(key_path)  # /dev/zero or a FIFO would never end
@@ -786,7 +786,7 @@ def snapshot(
                     raise UserError(f"{redact_key_file}: the redaction key must be at least 16 bytes")
             r = redactor_for(items, key)
             if redact_map:
-                from .snapshot.save import write_private_text
+                from ..snapshot.io.save import write_private_text
 
                 write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
@@ -797,7 +797,7 @@ def snapshot(
             write_snapshot(output_file, header, items)
         else:
             dump_snapshot(sys.stdout, header, items, output or "json")
-        from .report.escape import printable
+        from ..report.escape import printable
 
         for w in header.get("warnings", []):
             console.print(f"Warning: {printable(str(w))}", highlight=False)
@@ -861,12 +861,12 @@ def simulate(
     def run() -> None:
         import time
 
-        from . import lookup
-        from .report.formats import parse_output
-        from .report.simulate import render_simulation, simulation_document
-        from .simulate import Options
-        from .simulate import simulate as play
-        from .snapshot.convert import parse_time
+        from ..model import lookup
+        from ..report.formats import parse_output
+        from ..report.simulate import render_simulation, simulation_document
+        from ..simulate import Options
+        from ..simulate import simulate as play
+        from ..snapshot.decode.convert import parse_time
 
         fmt, _ = parse_output(output, SIMULATE_FORMATS)
         for flag, v in (("--max-cycles", max_cycles), ("--storm-limit", storm_limit)):
@@ -889,7 +889,7 @@ def simulate(
         extras: dict = {}
         snap = _load(src, color, extra, extras)
         if hyp.ignore_gates:
-            from .preemption.liftgates import lift_all_gates
+            from ..preemption.liftgates import lift_all_gates
 
             snap, _ = lift_all_gates(snap)
         # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
@@ -909,13 +909,13 @@ def simulate(
                        "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
         source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
         doc = simulation_document(sim, source, gates.spelled(), options_doc)
-        from .report.profileinfo import profile_fields
+        from ..report.profileinfo import profile_fields
 
         doc.update(profile_fields(gates))
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
         else:
-            from .report.escape import printable_doc
+            from ..report.escape import printable_doc
 
             render_simulation(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
@@ -943,7 +943,7 @@ def _snapshot_time(snap: Any) -> float | None:
 def _raw_items(snapshot, demo, kubeconfig, context, timeout, color, **optional: bool) -> tuple[Any, list[Any]]:
     """Raw items as well as the model: the diagnosis commands read what the model drops (events,
     PVCs, condition times). Live reads show progress as _load does."""
-    from .snapshot.source import raw_source
+    from ..snapshot.source import raw_source
 
     if snapshot or demo:
         header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)
@@ -987,14 +987,14 @@ def pending(
     would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
 
     def run() -> None:
-        from .diagnose.pending import ScaleUp, triage
-        from .report.diagnose import pending_document, render_pending
-        from .report.profileinfo import profile_fields
+        from ..diagnose.pending import ScaleUp, triage
+        from ..report.diagnose import pending_document, render_pending
+        from ..report.profileinfo import profile_fields
 
         versions = _compare_versions(compare_versions, scheduler_version, feature_gates)
         _early_gates(feature_gates, scheduler_version)
-        from .snapshot.evidence import claim_blockers
-        from .snapshot.source import build
+        from ..snapshot.decode.evidence import claim_blockers
+        from ..snapshot.source import build
 
         ns = None if all_namespaces else (namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context)))
         header, items = _raw_items(snapshot, demo, kubeconfig, context, request_timeout, color, pvcs=True)
@@ -1006,14 +1006,14 @@ def pending(
         gates = _gates_for(snap, feature_gates, scheduler_version)
         su = None
         if scale_up:
-            from .autoscale.templates import infer_templates, load_templates
+            from ..autoscale.templates import infer_templates, load_templates
 
             su = ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), su, claims)
         t.warnings.extend(snap.warnings)
         doc = pending_document(t, "demo" if demo else (snapshot or "cluster"), ns)
         doc.update(profile_fields(gates))
-        from .report.formats import parse_output
+        from ..report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
         if fmt in ("json", "yaml"):
@@ -1028,8 +1028,8 @@ def _compare_versions(value: str | None, scheduler_version: str | None, feature_
     """The two versions of --compare-versions A,B (checked before the cluster is read), or []."""
     if value is None:
         return []
-    from .errors import UserError
-    from .preemption.gates import parse_gates
+    from ..errors import UserError
+    from ..preemption.gates import parse_gates
     from .profilepick import parse_scheduler_version
 
     if scheduler_version:
@@ -1047,12 +1047,12 @@ def _compare_versions(value: str | None, scheduler_version: str | None, feature_
 
 def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None, ns: str | None, selector: str | None,
                       claims: Any, demo: bool, snapshot: str | None, output: str, color: Any, no_headers: bool) -> None:
-    from .diagnose.pending import triage
-    from .diagnose.upgrade import compare_triages
-    from .preemption.gates import parse_gates
-    from .report.formats import parse_output
-    from .report.profileinfo import profile_fields
-    from .report.upgrade import render_version_diff, version_diff_document
+    from ..diagnose.pending import triage
+    from ..diagnose.upgrade import compare_triages
+    from ..preemption.gates import parse_gates
+    from ..report.formats import parse_output
+    from ..report.profileinfo import profile_fields
+    from ..report.upgrade import render_version_diff, version_diff_document
 
     gates = [parse_gates(feature_gates, profile, "--compare-versions") for profile in versions]
     # Scale-up is not compared (it does not depend on the version's preemption rules).
@@ -1081,11 +1081,11 @@ def why_preempted_cmd(
     replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
 
     def run() -> None:
-        from .diagnose.forensics import why_preempted
-        from .report.diagnose import forensics_document, render_forensics
-        from .report.profileinfo import profile_fields
-        from .snapshot.evidence import collect_evidence
-        from .snapshot.source import build
+        from ..diagnose.forensics import why_preempted
+        from ..report.diagnose import forensics_document, render_forensics
+        from ..report.profileinfo import profile_fields
+        from ..snapshot.decode.evidence import collect_evidence
+        from ..snapshot.source import build
 
         _early_gates(feature_gates, scheduler_version)
         ns = namespace or _default_namespace(Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context))
@@ -1098,7 +1098,7 @@ def why_preempted_cmd(
         now = _snapshot_time(snap) if (snapshot or demo) else time.time()
         doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
         doc.update(profile_fields(gates))
-        from .report.formats import parse_output
+        from ..report.formats import parse_output
 
         fmt, _ = parse_output(output, DIAG_FORMATS)
         if fmt in ("json", "yaml"):

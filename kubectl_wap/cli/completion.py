@@ -5,13 +5,13 @@ standalone `kubectl-wap` command (`kubectl wap completion bash|zsh|fish|powershe
 Candidates are static (commands, kinds, flags, formats) or dynamic: contexts from the kubeconfig,
 namespaces and object names from the `--snapshot FILE` / `--demo` given on the line, or else from the
 cluster of the line's `--kubeconfig`/`--context` (one list call, 2 s at most, nothing on any
-failure: snapshot/names.py)."""
+failure: snapshot/io/names.py)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from .cliopts import Hypothetical, Source, flag_names
+from .options import Hypothetical, Source, flag_names
 
 COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
@@ -40,7 +40,7 @@ def _value_of(words: list[str], *flags: str) -> str | None:
 def _snapshot(words: list[str]):
     """The model of the --snapshot/--demo on the line, or None (errors are silent here)."""
     try:
-        from .snapshot.files import load_demo, load_snapshot
+        from ..snapshot.io.files import load_demo, load_snapshot
 
         if "--demo" in words:
             return load_demo()
@@ -56,8 +56,8 @@ def _live(words: list[str]) -> bool:
 
 
 def _live_names(words: list[str], kind: str, namespace: str | None, pending_only: bool = False) -> list[str]:
-    from .snapshot.kubeconfig import context_namespace
-    from .snapshot.names import live_names
+    from ..snapshot.io.kubeconfig import context_namespace
+    from ..snapshot.io.names import live_names
 
     kubeconfig, context = _value_of(words, "--kubeconfig"), _value_of(words, "--context")
     if namespace is None and kind not in ("namespace", "namespaces"):
@@ -84,7 +84,7 @@ def _names(words: list[str], kind: str) -> list[str]:
 
 
 def _namespaces(words: list[str]) -> list[str]:
-    from .lookup import namespaces
+    from ..model.lookup import namespaces
 
     if _live(words):
         return _live_names(words, "namespaces", None)
@@ -93,7 +93,7 @@ def _namespaces(words: list[str]) -> list[str]:
 
 
 def _contexts(words: list[str]) -> list[str]:
-    from .snapshot.kubeconfig import merged
+    from ..snapshot.io.kubeconfig import merged
 
     return sorted(merged(_value_of(words, "--kubeconfig"))[1])
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from .errors import UserError
+from ..errors import UserError
 
 
 def _opt(*names: str, help: str, callback: Callable[..., Any] | None = None) -> Any:
@@ -28,8 +28,8 @@ def _set_max_input(value: Optional[str]) -> Optional[str]:
     """--max-input-size: applies to every file the command reads (snapshot, -f, node templates)."""
     if value is None:
         return value
-    from .quantity import QuantityError, parse_quantity
-    from .snapshot.files import set_max_input_size
+    from ..quantity import QuantityError, parse_quantity
+    from ..snapshot.io.files import set_max_input_size
 
     try:
         n = parse_quantity(value)

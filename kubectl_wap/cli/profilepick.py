@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import UserError
-from .profiles import DEFAULT, PROFILES, Profile
+from ..errors import UserError
+from ..profiles import DEFAULT, PROFILES, Profile
 
 _MINOR = re.compile(r"^v?(\d+)\.(\d+)(?:[.+-].*)?$")
 

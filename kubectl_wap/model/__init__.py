@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
 
-from .model_terms import NodeSelectorTerm, Requirement
+from .terms import NodeSelectorTerm, Requirement
 from .storage import CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
 
 # Label maps are plain dicts (never mutated after load); frozen dataclasses keep the attribute
@@ -158,7 +158,7 @@ class Pod:
     images: tuple[str, ...] = ()
     uses_pvcs: bool = False
     volumes: tuple[PodVolume, ...] = ()  # PVC and generic ephemeral volumes (storage.PodVolume)
-    # spec.resourceClaims as model_dra.PodClaimRef (issue 15), shared by pods of one spec template
+    # spec.resourceClaims as dra.PodClaimRef (issue 15), shared by pods of one spec template
     resource_claims: tuple = ()
     scheduling_gates: tuple[str, ...] = ()
     # status.resourceClaimStatuses: (pod claim name, generated ResourceClaim name) per pod
@@ -342,14 +342,14 @@ class Snapshot:
     # an analysis whose preemptor is one of them reports Invalid.
     admission_errors: dict[tuple[str, str, str], str] = field(default_factory=dict)
     # Pods (namespace, name) whose missing requests were defaulted from their limits on reading, as
-    # the API server does on create (snapshot/defaulting.py): the resource names.
+    # the API server does on create (snapshot/decode/defaulting.py): the resource names.
     defaulted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
-    # Hypothetical pods (namespace, name) that create-time admission changed (snapshot/podadmission.py:
+    # Hypothetical pods (namespace, name) that create-time admission changed (snapshot/decode/podadmission.py:
     # LimitRange defaults, RuntimeClass overhead and scheduling): what it changed, in plain phrases.
     admitted: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     # (kind, namespace, name) of objects defined more than once (the last definition is kept).
     duplicates: set[tuple[str, str, str]] = field(default_factory=set)
-    # DeviceClasses, ResourceSlices, ResourceClaims(Templates) (model_dra.DraObjects); None when
+    # DeviceClasses, ResourceSlices, ResourceClaims(Templates) (dra.DraObjects); None when
     # the input has none of them (DRA is then reported as not modelled).
     dra: Any = None
 

@@ -1,7 +1,7 @@
 """Dynamic Resource Allocation objects (resource.k8s.io/v1), reduced to what kube-scheduler's
 DynamicResources plugin and the structured allocator read (issue 15).
 
-Built by :mod:`kubectl_wap.snapshot.dra` from raw objects; read by
+Built by :mod:`kubectl_wap.snapshot.decode.dra` from raw objects; read by
 :mod:`kubectl_wap.framework.plugins.dynamicresources`. A device is identified, as upstream's
 ``structured.DeviceID``, by (driver, pool, device name). Attribute and capacity maps are keyed by
 *fully qualified* name (``driver/name`` when the slice gave a bare name), as the allocator's CEL
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from .model import NodeSelectorTerm
+from .terms import NodeSelectorTerm
 
 # An attribute value: int, bool, str, or ("version", "1.2.3") for a semantic version.
 AttrValue = int | bool | str | tuple[str, str]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
-from .errors import UserError
-from .model import Snapshot
+from ..errors import UserError
+from ..model import Snapshot
 
 _API_GROUP = {"PodGroup": "podgroups.scheduling.k8s.io", "CompositePodGroup": "compositepodgroups.scheduling.k8s.io"}
 _KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "podgroups": "PodGroup",

@@ -2,7 +2,7 @@
 StorageClasses and CSINodes that kube-scheduler's volume plugins read (VolumeRestrictions,
 NodeVolumeLimits, VolumeBinding, VolumeZone), and a pod's volume references.
 
-Part of the model layer (built by :mod:`kubectl_wap.snapshot.convert_storage`); nothing here
+Part of the model layer (built by :mod:`kubectl_wap.snapshot.decode.convert_storage`); nothing here
 knows an algorithm."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .model_terms import NodeSelectorTerm
+from .terms import NodeSelectorTerm
 
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"

@@ -1,8 +1,8 @@
 """The selector shapes below the model: a label/field selector requirement and a node selector
-term. Their own module because the pod model (model.py), PersistentVolume node affinity
-(storage.py) and DRA device pools (model_dra.py) all hold them, and model.py holds storage's
-objects: kept in model.py, storage.py and model.py would import each other. model.py imports them
-back, so `from kubectl_wap.model import NodeSelectorTerm, Requirement` stays the usual spelling."""
+term. Their own module because the pod model (model/__init__.py), PersistentVolume node affinity
+(storage.py) and DRA device pools (dra.py) all hold them, and __init__.py holds storage's
+objects: kept in __init__.py, storage.py and __init__.py would import each other. __init__.py imports
+them back, so `from kubectl_wap.model import NodeSelectorTerm, Requirement` stays the usual spelling."""
 
 from __future__ import annotations
 

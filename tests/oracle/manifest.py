@@ -39,8 +39,8 @@ def manifest_work(items: list[dict], path: str | Path, namespace: str | None = N
                   ) -> tuple[list[dict], list[dict], str, str, str]:
     """(the cluster items the file's work does not replace, the file's objects, kind, namespace,
     name) for `whatif -f path`."""
-    from kubectl_wap.snapshot.files import load_items
-    from kubectl_wap.snapshot.hypothetical import Replacement, from_manifest
+    from kubectl_wap.snapshot.io.files import load_items
+    from kubectl_wap.snapshot.decode.hypothetical import Replacement, from_manifest
 
     _, raw = load_items(Path(path))
     objs, kind, ns, name = from_manifest([copy.deepcopy(o) for o in raw], None, namespace)

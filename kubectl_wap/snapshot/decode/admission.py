@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..model import SYSTEM_PRIORITY_CLASSES, PriorityClass, Snapshot
+from ...model import SYSTEM_PRIORITY_CLASSES, PriorityClass, Snapshot
 
 
 def no_class_message(name: str) -> str:

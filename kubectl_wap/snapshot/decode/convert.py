@@ -13,7 +13,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, Iterable
 
-from ..model import (
+from ...model import (
     ALL,
     SINGLE,
     Affinity,
@@ -37,7 +37,7 @@ from ..model import (
     new_pod_from_runs,
     positional_constructor,
 )
-from ..quantity import QuantityError, parse_quantity, scheduler_amount
+from ...quantity import QuantityError, parse_quantity, scheduler_amount
 from .admission import admit
 from .convert_storage import STORAGE_CONVERTERS, pod_volumes as _pod_volumes
 from .defaulting import defaulted_resources, defaulted_spec
@@ -58,7 +58,7 @@ from .fields import (
     requirement,
     short_repr,
 )
-from .allowlist import value_key as _value_key
+from ..share.allowlist import value_key as _value_key
 from .podrows import LabelSet
 from .spectemplates import SpecTemplate, TemplatedSpec
 

@@ -1,5 +1,5 @@
 """Raw PersistentVolumeClaim / PersistentVolume / StorageClass / CSINode JSON and pod volume
-stanzas -> the lean objects of :mod:`kubectl_wap.storage`.
+stanzas -> the lean objects of :mod:`kubectl_wap.model.storage`.
 
 Kept apart from convert.py (which registers these converters) so the storage kinds grow on their
 own; the field choice follows what the volume plugins of kube-scheduler v1.37.2 read."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..storage import TOPOLOGY_LABELS, CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
+from ...model.storage import TOPOLOGY_LABELS, CSINode, PersistentVolume, PersistentVolumeClaim, PodVolume, StorageClass
 from .fields import as_dict, as_int, as_list, as_str, label_map, meta, node_term
 
 _intern = sys.intern

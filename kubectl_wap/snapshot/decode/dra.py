@@ -1,4 +1,4 @@
-"""Raw resource.k8s.io/v1 objects -> model_dra (issue 15): DeviceClasses, ResourceSlices,
+"""Raw resource.k8s.io/v1 objects -> model/dra.py (issue 15): DeviceClasses, ResourceSlices,
 ResourceClaims, ResourceClaimTemplates, and a pod's spec.resourceClaims / status.resourceClaimStatuses.
 
 Only what the DynamicResources plugin and the structured allocator read is kept
@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..model_dra import (
+from ...model.dra import (
     AllocatedDevice,
     ClaimSpec,
     ConsumerRef,
@@ -26,7 +26,7 @@ from ..model_dra import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from ..quantity import QuantityError, parse_quantity
+from ...quantity import QuantityError, parse_quantity
 from .fields import ObjectError, as_dict, as_list, as_str, meta, node_term
 
 API_GROUP = "resource.k8s.io"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import UserError
-from ..model import NodeSelectorTerm, Requirement
+from ...errors import UserError
+from ...model import NodeSelectorTerm, Requirement
 
 _intern = sys.intern
 

@@ -9,8 +9,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UserError
-from ..quantity import QuantityError, parse_quantity
+from ...errors import UserError
+from ...quantity import QuantityError, parse_quantity
 from . import workload_groups, workloads
 from .workloads import CREATED  # the creation time of hypothetical objects (hypothetical.CREATED for importers)
 

@@ -47,7 +47,7 @@ _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fiel
 
 class _Meta(msgspec.Struct, **_Opt):
     # strip._META_KEYS (annotations and managedFields are skipped), plus ownerReferences: the cycle
-    # simulator brings a controller's victims back (snapshot/owners.py); strip.py drops them when
+    # simulator brings a controller's victims back (snapshot/decode/owners.py); strip.py drops them when
     # a snapshot is written.
     name: Any = None
     namespace: Any = None
@@ -60,7 +60,7 @@ class _Meta(msgspec.Struct, **_Opt):
 
 class _Resources(msgspec.Struct, **_Opt):
     requests: Any = None
-    limits: Any = None  # only to default missing requests from (snapshot/defaulting.py)
+    limits: Any = None  # only to default missing requests from (snapshot/decode/defaulting.py)
     claims: Any = None
 
 
@@ -79,7 +79,7 @@ POD_SPEC_FIELDS: tuple[str, ...] = (
     "overhead", "resources", "nodeName", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
     "priority", "priorityClassName", "preemptionPolicy", "schedulerName", "schedulingGroup", "schedulingGates",
     "hostNetwork", "volumes", "resourceClaims",
-    # read by the cycle simulator (snapshot/owners.py: how long a victim stays terminating)
+    # read by the cycle simulator (snapshot/decode/owners.py: how long a victim stays terminating)
     "terminationGracePeriodSeconds",
 )
 _PodSpec = msgspec.defstruct(

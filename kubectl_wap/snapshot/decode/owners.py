@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from .files import SnapshotItems
+from ..io.files import SnapshotItems
 
 
 @dataclass(slots=True, frozen=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from ..quantity import QuantityError, parse_quantity
+from ...quantity import QuantityError, parse_quantity
 from .defaulting import defaulted_spec
 
 RUNTIME_CLASSES = "runtimeclasses.node.k8s.io"  # the capture's names (live.py RESOURCES)

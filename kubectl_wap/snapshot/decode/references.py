@@ -7,7 +7,7 @@ are warnings, never errors."""
 
 from __future__ import annotations
 
-from ..model import WORKLOAD_MAX_TREE_DEPTH, Snapshot
+from ...model import WORKLOAD_MAX_TREE_DEPTH, Snapshot
 
 
 def check_references(snap: Snapshot) -> None:

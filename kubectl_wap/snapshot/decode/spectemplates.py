@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable, Iterator
 
-from ..errors import UserError
+from ...errors import UserError
 from .podrows import LABELSET_KIND, ROW_LEN, LabelSet, RowWriter, expand
 
 API_VERSION = "kubectl-wap/v1alpha1"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..errors import UserError
+from ...errors import UserError
 from .workloads import Template, Workload
 
 # Labels a controller sets on its pods (the template does not carry them; workloads.make_pods

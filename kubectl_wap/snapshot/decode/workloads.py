@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..errors import UserError
+from ...errors import UserError
 
 # The creation time of every hypothetical object: newer than anything running, so a hypothetical
 # pod or group is the latest (hypothetical.py re-exports it).

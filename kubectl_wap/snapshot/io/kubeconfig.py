@@ -21,7 +21,7 @@ import types
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..errors import ClusterAccessError, register_secret
+from ...errors import ClusterAccessError, register_secret
 
 MAX_KUBECONFIG_BYTES = 16 << 20  # kubeconfigs are kilobytes; this only stops /dev/zero and friends
 

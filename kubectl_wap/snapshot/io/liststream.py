@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import UserError
-from ..model import SnapshotHeader
+from ...errors import UserError
+from ...model import SnapshotHeader
 
 try:
     import orjson as _orjson

@@ -14,12 +14,12 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kubectl_wap.errors import ClusterAccessError
-from kubectl_wap.snapshot.discovery import resolve
-from kubectl_wap.snapshot.readonly import ReadOnlyClient, Response, connect
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.io.discovery import resolve
+from kubectl_wap.snapshot.io.readonly import ReadOnlyClient, Response, connect
+from kubectl_wap.snapshot.share.strip import strip_object
 
 try:
-    from kubectl_wap.snapshot import lean as _lean
+    from kubectl_wap.snapshot.decode import lean as _lean
 except ImportError:  # optional (see files.py)
     _lean = None
 

@@ -21,9 +21,9 @@ import tempfile
 import threading
 from typing import IO, Callable, Iterable, Iterator
 
-from ..errors import UserError
+from ...errors import UserError
 
-from .spectemplates import API_VERSION, FORMAT_VERSION, dump_compact, encode
+from ..decode.spectemplates import API_VERSION, FORMAT_VERSION, dump_compact, encode
 
 KIND = "Snapshot"
 
@@ -46,7 +46,7 @@ def write_snapshot(path: str, header: dict, items: Iterable[dict]) -> None:
     """Write header and items to `path` (gzip when it ends in .gz; "-" means stdout). Items are
     the stripped (and possibly redacted) objects; pod specs are deduplicated on the way out, and
     the reader gives back exactly these items."""
-    from .strip import for_sharing
+    from ..share.strip import for_sharing
 
     items = (for_sharing(o) for o in items)  # nested pod stanzas to the allow-list as well
     if path == "-":

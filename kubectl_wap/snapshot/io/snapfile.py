@@ -8,9 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ...errors import UserError
 from .files import DEMO_MISSING, DEMO_PATH, load_items, snapshot_path, stream_file
-from .strip import strip_object
+from ..share.strip import strip_object
 
 
 def saved_items(path: str | None, demo: bool) -> tuple[dict[str, Any], list[dict]]:

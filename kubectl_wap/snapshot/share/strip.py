@@ -14,8 +14,8 @@ from sys import intern
 from typing import Any, Callable
 
 from .allowlist import DROP, POD, keep, project, value_key
-from .defaulting import defaulted_spec
-from .spectemplates import SpecTemplate, TemplatedSpec, templated
+from ..decode.defaulting import defaulted_spec
+from ..decode.spectemplates import SpecTemplate, TemplatedSpec, templated
 
 Obj = dict[str, Any]
 

@@ -390,7 +390,7 @@ MUTANTS += [
       '    "topologySpreadConstraints",\n    "priority",',
       "TaintToleration reads spec.tolerations: strip keeps them", ("tests/test_strip_save.py",),
       killed_by="tests/test_strip_save.py::test_pod_keeps_only_scheduling_fields"),
-    M("exit-code-diff-inverted", "cli/app.py",
+    M("exit-code-diff-inverted", "cli/diff.py",
       'raise typer.Exit(1 if d["changed"] else 0)', 'raise typer.Exit(0 if d["changed"] else 1)',
       "diff --exit-code: 1 when the scenarios differ, 0 when they agree", ("tests/test_cli.py", "tests/test_cli_guards.py"),
       killed_by="tests/test_cli.py::test_diff_exit_code_is_1_only_when_the_sides_differ[--replicas 4-True]"),

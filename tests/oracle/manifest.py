@@ -1,6 +1,6 @@
 """A `whatif -f FILE` question as an oracle case: the objects our `from_manifest` expands the file
 to (a workload becomes the pods its controller would create), added to the cluster's items the way
-the CLI adds them (`kubectl_wap/cli.py _load`: hypothetical work replaces what it names), then
+the CLI adds them (`kubectl_wap/cli/inputs.py _load`: hypothetical work replaces what it names), then
 given the priorities that Priority admission would give them, since the oracle's API server runs
 without that plugin (tests/oracle/README.md: pods and groups carry their resolved spec.priority)."""
 

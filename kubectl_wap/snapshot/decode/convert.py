@@ -5,6 +5,11 @@ they share are fields.py) know the API's JSON shapes. Every loader (files, our s
 live cluster) ends here, so a live read and a saved snapshot give the same model.
 """
 
+# Long module: the core kinds' converters (a pod from its object and from a formatVersion 2 row,
+# nodes, PodGroups and CompositePodGroups, PriorityClasses, PDBs, Namespaces) share the per-template
+# caches (_shared, _requests_key, _pod_labels) and the resource arithmetic of the pod path, the
+# loader's hot loop at 150k pods; the storage and DRA kinds already have modules of their own.
+
 from __future__ import annotations
 
 import dataclasses

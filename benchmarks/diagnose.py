@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     from kubectl_wap.diagnose.optimal import optimal_victims
     from kubectl_wap.diagnose.pending import ScaleUp, triage
     from kubectl_wap.preemption.analyze import analyze
-    from kubectl_wap.snapshot.files import load_snapshot
+    from kubectl_wap.snapshot.io.files import load_snapshot
 
     meta = ensure(a.size, a.out)
     out: dict = {"size": a.size, "backend": a.backend}
@@ -60,9 +60,9 @@ def main(argv: list[str] | None = None) -> None:
         import sys
 
         from kubectl_wap.report.document import to_document
-        from kubectl_wap.snapshot.convert import build_snapshot
-        from kubectl_wap.snapshot.evidence import collect_evidence
-        from kubectl_wap.snapshot.files import load_items
+        from kubectl_wap.snapshot.decode.convert import build_snapshot
+        from kubectl_wap.snapshot.decode.evidence import collect_evidence
+        from kubectl_wap.snapshot.io.files import load_items
 
         # The test suite's aftermath(): our answer applied to the cluster (victims terminating, nominations).
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))

@@ -7,7 +7,7 @@
 - ``<size>-list1.json.gz``: the same List on one line (compact, as an API response or `jq -c`
   writes it: no layout to split on, the whole document is one JSON value);
 - ``<size>-snapshot.json.gz``: the same objects in our snapshot format, stripped with
-  :func:`kubectl_wap.snapshot.strip.strip_object` and written by ``write_snapshot``;
+  :func:`kubectl_wap.snapshot.share.strip.strip_object` and written by ``write_snapshot``;
 - ``<size>-meta.json``: counts, the pending gangs and generation time.
 
 Objects are produced one at a time and streamed to both files, so memory stays flat even for L.
@@ -31,8 +31,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Iterator
 
-from kubectl_wap.snapshot.save import write_snapshot
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.io.save import write_snapshot
+from kubectl_wap.snapshot.share.strip import strip_object
 
 DEFAULT_OUT = "/tmp/kubectl-wap-bench"
 SIZES = {"S": (100, 3_000), "M": (1_000, 30_000), "L": (5_000, 150_000)}

@@ -66,7 +66,7 @@ def _child(mode: str, meta: dict, literal_timeout: float, analyze_timeout: float
         return out
     else:
         from kubectl_wap.preemption.analyze import analyze
-        from kubectl_wap.snapshot.files import load_snapshot
+        from kubectl_wap.snapshot.io.files import load_snapshot
 
         # snapshot: our format (the literal comparison reads it too); e2e: the kubectl List.
         key, path = {"e2e": ("load_list_s", meta["list_path"]), "e2e1": ("load_list_s", meta.get("list1_path"))}.get(

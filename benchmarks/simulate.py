@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from kubectl_wap.simulate import Options, simulate
     from kubectl_wap.simulate import records as R
-    from kubectl_wap.snapshot.files import load_snapshot
+    from kubectl_wap.snapshot.io.files import load_snapshot
 
     meta = ensure(a.size, a.out)
     t = time.perf_counter()

@@ -298,7 +298,7 @@ def project_files(version: str, stub_cli: bool) -> FileMap:
             continue
         rel = path.relative_to(ROOT).as_posix()
         files[rel] = (path.read_bytes(), 0o644)
-    cli = f"{PACKAGE}/cli.py"
+    cli = f"{PACKAGE}/cli/__init__.py"
     if cli not in files:
         if not stub_cli:
             raise BuildError(
@@ -319,7 +319,7 @@ def project_files(version: str, stub_cli: bool) -> FileMap:
     return files
 
 
-STUB_CLI = '''"""Placeholder CLI bundled by `plugins.build --stub-cli` until kubectl_wap/cli.py exists."""
+STUB_CLI = '''"""Placeholder CLI bundled by `plugins.build --stub-cli` until kubectl_wap/cli/ exists."""
 import sys
 
 from kubectl_wap import __version__
@@ -552,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
                                                             DEFAULT_RELEASE_URL),
                     help="uri template with {version} and {archive}")
     ap.add_argument("--stub-cli", action="store_true",
-                    help="bundle a placeholder CLI if kubectl_wap/cli.py does not exist")
+                    help="bundle a placeholder CLI if kubectl_wap/cli/ does not exist")
     ap.add_argument("--compresslevel", type=int, default=6)
     ap.add_argument("-j", "--jobs", type=int, default=None)
     ap.add_argument("-q", "--quiet", action="store_true")

@@ -42,7 +42,7 @@ class BuiltForTests:
 
 
 def real_cli_exists() -> bool:
-    return (B.ROOT / B.PACKAGE / "cli.py").is_file()
+    return (B.ROOT / B.PACKAGE / "cli" / "__init__.py").is_file()
 
 
 def built_archive(workdir: Path) -> BuiltForTests:

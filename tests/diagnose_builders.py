@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_autoscale import gang, node  # noqa: F401 - re-exported builders
 
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 T0 = "2026-11-30T11:00:00Z"
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kubectl_wap.model import SYSTEM_PRIORITY_CLASSES
-from kubectl_wap.snapshot.admission import default_class, no_class_message, resolve
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.admission import default_class, no_class_message, resolve
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 
 def pc(name: str, value: int, default: bool = False, policy: str | None = None) -> dict[str, Any]:

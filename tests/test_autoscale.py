@@ -8,8 +8,8 @@ import pytest
 
 from kubectl_wap.autoscale import autoscale_section, infer_templates, load_templates
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.files import load_demo
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.io.files import load_demo
 
 GI = 2**30
 

@@ -178,7 +178,7 @@ def test_bad_input(case: str, results: dict[str, Run]) -> None:
 
 def test_cycle_loader_part_has_no_hang() -> None:
     # The loader half of the cycle cases (warning, no hang) holds even while the engine bug is open.
-    from kubectl_wap.snapshot.files import load_snapshot
+    from kubectl_wap.snapshot.io.files import load_snapshot
 
     for case in ("podgroup-parent-cycle.yaml", "podgroup-self-parent.yaml"):
         snap = load_snapshot(CORPUS / case)
@@ -204,14 +204,14 @@ def test_cycle_loader_part_has_no_hang() -> None:
 @pytest.mark.parametrize("replicas", [None, 2])
 def test_manifest_junk_is_user_error(objs: list, match: str, replicas: int | None) -> None:
     from kubectl_wap.errors import UserError
-    from kubectl_wap.snapshot.hypothetical import from_manifest
+    from kubectl_wap.snapshot.decode.hypothetical import from_manifest
 
     with pytest.raises(UserError, match=match):
         from_manifest(objs, replicas, "default")
 
 
 def test_manifest_pod_status_junk_is_replaced() -> None:
-    from kubectl_wap.snapshot.hypothetical import from_manifest
+    from kubectl_wap.snapshot.decode.hypothetical import from_manifest
 
     pg = {"kind": "PodGroup", "metadata": {"name": "g"}, "spec": {"schedulingPolicy": {"basic": {}}}}
     objs, kind, ns, name = from_manifest([pg, {"kind": "Pod", "metadata": {"name": "p"}, "status": 5}], 2, None)

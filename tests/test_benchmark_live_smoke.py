@@ -14,9 +14,9 @@ sys.path.insert(0, ROOT)
 
 from benchmarks import generate, live  # noqa: E402
 
-from kubectl_wap.snapshot.files import load_snapshot  # noqa: E402
-from kubectl_wap.snapshot.live import PAGE_LIMIT, read_cluster  # noqa: E402
-from kubectl_wap.snapshot.readonly import connect  # noqa: E402
+from kubectl_wap.snapshot.io.files import load_snapshot  # noqa: E402
+from kubectl_wap.snapshot.io.live import PAGE_LIMIT, read_cluster  # noqa: E402
+from kubectl_wap.snapshot.io.readonly import connect  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ def test_generate_is_deterministic_and_loads(tmp_path):
     assert pod["metadata"]["managedFields"] and pod["spec"]["containers"][0]["env"]
 
     from kubectl_wap.preemption.analyze import analyze
-    from kubectl_wap.snapshot.files import load_snapshot
+    from kubectl_wap.snapshot.io.files import load_snapshot
 
     for path in (a["list_path"], a["snapshot_path"]):
         snap = load_snapshot(path)

@@ -84,10 +84,10 @@ def test_completion_offers_files_after_file_flags_and_formats_after_o() -> None:
 def test_redaction_map_finds_the_group_in_a_redacted_snapshot() -> None:
     # `snapshot --redact --redact-map`: the private map tells the sender which hashed names to
     # give the recipient; analyzing the redacted copy under those names gives the same answer.
-    from kubectl_wap.cli import _pending_name_map
+    from kubectl_wap.cli.snapshot import _pending_name_map
     from kubectl_wap.preemption.analyze import analyze
-    from kubectl_wap.snapshot.convert import build_snapshot
-    from kubectl_wap.snapshot.redact import redactor_for
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
+    from kubectl_wap.snapshot.share.redact import redactor_for
     from kubectl_wap.snapshot.source import DEMO_PATH
 
     items = json.loads(DEMO_PATH.read_text())["items"]

@@ -11,7 +11,7 @@ from builders import make_node, make_pdb, make_pod
 
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.preemption.analyze import analyze
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 # default_preemption_test.go's priorities and resources.
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000

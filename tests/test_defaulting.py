@@ -1,4 +1,4 @@
-"""snapshot/defaulting.py: requests defaulted from limits as the API server's SetDefaults_Pod does
+"""snapshot/decode/defaulting.py: requests defaulted from limits as the API server's SetDefaults_Pod does
 (pkg/apis/core/v1/defaults.go, v1.37.2 and v1.38.0-beta.0), never mutating its input. The end-to-end
 answer is the fixture tests/scenarios/pod-gpu-limits-only.yaml (checked by both oracles)."""
 
@@ -8,9 +8,9 @@ import copy
 import json
 
 from kubectl_wap.model import SnapshotHeader
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.defaulting import defaulted_spec
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.decode.defaulting import defaulted_spec
+from kubectl_wap.snapshot.share.strip import strip_object
 
 
 def _c(requests: dict | None = None, limits: dict | None = None, **extra) -> dict:
@@ -65,8 +65,8 @@ def test_the_report_says_per_pod_what_was_defaulted():
     from kubectl_wap.model import SnapshotHeader
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.report.document import to_document
-    from kubectl_wap.snapshot.convert import build_snapshot
-    from kubectl_wap.snapshot.defaulting import defaulted_resources
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
+    from kubectl_wap.snapshot.decode.defaulting import defaulted_resources
 
     items = [make_node("n1").alloc(cpu="4", memory="8Gi").obj(),
              make_pod("low").priority(0).limits_only(cpu="4").on("n1", start=1_795_000_000).obj(),

@@ -267,7 +267,7 @@ def test_pdbs(doc):
 
 
 def test_loads_with_package_loader():
-    files = pytest.importorskip("kubectl_wap.snapshot.files")
+    files = pytest.importorskip("kubectl_wap.snapshot.io.files")
     snap = files.load_demo()
     assert len(snap.nodes) == 16 and not snap.warnings
     assert not getattr(snap, "admission_errors", {})

@@ -13,9 +13,9 @@ from kubectl_wap.diagnose.forensics import LIKELY, NAMED, why_preempted
 from kubectl_wap.errors import UserError
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.report.document import to_document
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.evidence import collect_evidence
-from kubectl_wap.snapshot.files import DEMO_PATH, load_items
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.decode.evidence import collect_evidence
+from kubectl_wap.snapshot.io.files import DEMO_PATH, load_items
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_cli_on_a_snapshot_file(after, tmp_path):
 
 
 def test_strip_keeps_scheduler_condition_message_only_and_preempted_events():
-    from kubectl_wap.snapshot.strip import strip_object
+    from kubectl_wap.snapshot.share.strip import strip_object
 
     pod = {"kind": "Pod", "metadata": {"name": "p"}, "spec": {}, "status": {"conditions": [
         {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "evicted by team-x tool",
@@ -111,7 +111,7 @@ def test_strip_keeps_scheduler_condition_message_only_and_preempted_events():
 
 
 def test_redacted_event_keeps_its_relations():
-    from kubectl_wap.snapshot.redact import redactor_for
+    from kubectl_wap.snapshot.share.redact import redactor_for
 
     ev = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e", "namespace": "research"}, "reason": "Preempted",
           "message": "Preempted by podgroup uid-1 on node gpu-a3",

@@ -13,7 +13,7 @@ from fake_apiserver import FakeApiServer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kubectl_wap.cli import app  # noqa: E402
-from kubectl_wap.snapshot.live import load_live  # noqa: E402
+from kubectl_wap.snapshot.io.live import load_live  # noqa: E402
 
 T = "2026-11-30T11:58:00Z"
 OBJECTS = [

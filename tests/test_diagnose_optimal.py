@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kubectl_wap.cli import app
 from kubectl_wap.diagnose.optimal import optimal_victims
 from kubectl_wap.preemption.analyze import analyze
-from kubectl_wap.snapshot.files import load_demo
+from kubectl_wap.snapshot.io.files import load_demo
 
 
 def test_demo_job1_optimum_strictly_better_than_scheduler():

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from kubectl_wap.cli import app
 from kubectl_wap.diagnose.pending import ScaleUp, triage
 from kubectl_wap.autoscale.templates import infer_templates
-from kubectl_wap.snapshot.files import load_demo
+from kubectl_wap.snapshot.io.files import load_demo
 
 NOW = 1796040000.0  # 2026-11-30T12:00:00Z
 
@@ -196,7 +196,7 @@ def _pvc(name, phase, ns="default"):
 
 
 def test_unbound_missing_and_bound_claims():
-    from kubectl_wap.snapshot.evidence import claim_blockers
+    from kubectl_wap.snapshot.decode.evidence import claim_blockers
 
     eph = pod("eph")
     eph["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}]

@@ -1,4 +1,4 @@
-"""API versions as the server serves them (issue 29 item 3, snapshot/discovery.py): PodGroups and
+"""API versions as the server serves them (issue 29 item 3, snapshot/io/discovery.py): PodGroups and
 CompositePodGroups are listed at the most stable version the server serves (v1 > v1beta1 >
 v1alpha3), DRA objects at v1 only, against the loopback API server laid out as v1.37 and v1.38
 serve these groups (k8s.io/api v0.37.2 / v0.38.0-beta.0)."""
@@ -13,10 +13,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_apiserver import FakeApiServer  # noqa: E402
 
-from kubectl_wap.snapshot.convert import build_snapshot  # noqa: E402
-from kubectl_wap.snapshot.discovery import version_priority  # noqa: E402
-from kubectl_wap.snapshot.live import load_live  # noqa: E402
-from kubectl_wap.snapshot.names import live_names  # noqa: E402
+from kubectl_wap.snapshot.decode.convert import build_snapshot  # noqa: E402
+from kubectl_wap.snapshot.io.discovery import version_priority  # noqa: E402
+from kubectl_wap.snapshot.io.live import load_live  # noqa: E402
+from kubectl_wap.snapshot.io.names import live_names  # noqa: E402
 from kubectl_wap.model import SnapshotHeader  # noqa: E402
 
 CPG = "compositepodgroups.scheduling.k8s.io"

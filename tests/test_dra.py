@@ -14,9 +14,9 @@ import yaml
 from kubectl_wap.framework.plugins.dracel import CelRuntimeError, CelUnsupported, DeviceEnv, compile_expr, matches
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.preemption.gates import parse_gates
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.redact import redact_items
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.share.redact import redact_items
+from kubectl_wap.snapshot.share.strip import strip_object
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 DRV = "gpu.example.com"
@@ -293,7 +293,7 @@ def test_gang_reprieval_with_a_device_reachable_from_every_node() -> None:
 
 
 def test_redaction_keeps_quantity_and_version_literals() -> None:
-    from kubectl_wap.snapshot.allowlist import typed
+    from kubectl_wap.snapshot.share.allowlist import typed
 
     def red(kind: str, v: str) -> str:
         return typed(kind, v, lambda x: "H" + x, None, None, None)

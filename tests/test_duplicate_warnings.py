@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}

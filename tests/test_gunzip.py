@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot import files
+from kubectl_wap.snapshot.io import files
 
 P = Path("x.json.gz")
 

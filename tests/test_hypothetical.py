@@ -1,4 +1,4 @@
-"""Hypothetical work for `whatif --add` / `whatif -f` (snapshot/hypothetical.py): flag parsing, the
+"""Hypothetical work for `whatif --add` / `whatif -f` (snapshot/decode/hypothetical.py): flag parsing, the
 objects built from flags, manifest files, and what the hypothetical work replaces in the cluster."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.hypothetical import (
+from kubectl_wap.snapshot.decode.hypothetical import (
     CREATED,
     GroupSpec,
     Replacement,

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 needs_real_cli = pytest.mark.skipif(
-    not T.real_cli_exists(), reason="kubectl_wap/cli.py not written yet (archive has a stub CLI)"
+    not T.real_cli_exists(), reason="kubectl_wap/cli/ not written yet (archive has a stub CLI)"
 )
 
 

@@ -52,7 +52,7 @@ def _flags(command: str) -> set[str]:
 
 
 def test_analysing_commands_share_source_and_hypothetical_flags():
-    from kubectl_wap.cliopts import Hypothetical, Source, flag_names
+    from kubectl_wap.cli.options import Hypothetical, Source, flag_names
 
     shared = set(flag_names(Source)) | set(flag_names(Hypothetical))
     assert {"--snapshot", "--demo", "--context", "--namespace", "--replicas", "--requests", "--priority-class",
@@ -238,7 +238,7 @@ def test_dynamic_completion_of_names_namespaces_contexts(tmp_path):
 
 
 def test_namespace_from_second_kubeconfig_file(tmp_path, monkeypatch):
-    from kubectl_wap.snapshot.kubeconfig import context_namespace
+    from kubectl_wap.snapshot.io.kubeconfig import context_namespace
 
     a, b = tmp_path / "a", tmp_path / "b"
     a.write_text(yaml.safe_dump({"current-context": "staging"}))
@@ -331,7 +331,7 @@ def test_diff_two_flag_sets_and_exit_code():
 
 
 def test_diff_two_snapshots(tmp_path):
-    from kubectl_wap.snapshot.snapfile import saved_items
+    from kubectl_wap.snapshot.io.snapfile import saved_items
 
     _, items = saved_items(None, True)
     # Scenario B: the research namespace's pods are gone.

@@ -80,7 +80,7 @@ def test_table_is_the_same_from_the_placement_only_document():
     the rendering must not change (the hidden count comes from the summary)."""
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.report.document import to_document
-    from kubectl_wap.snapshot.files import load_demo
+    from kubectl_wap.snapshot.io.files import load_demo
 
     res = analyze(load_demo(), "podgroup", "ml", "job-1")
     full, short = to_document(res), to_document(res, spared_on_placement_only=True)

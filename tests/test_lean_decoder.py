@@ -1,4 +1,4 @@
-"""snapshot/lean.py (issue 18): msgspec decodes Lists and live pages into only the fields we read.
+"""snapshot/decode/lean.py (issue 18): msgspec decodes Lists and live pages into only the fields we read.
 
 The contract: the fast path never changes what an input means. Every item gives the same model (or
 the same one-line error) as the whole-document read, a snapshot written from it keeps the same
@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot import files, lean
-from kubectl_wap.snapshot.files import load_items, load_snapshot
+from kubectl_wap.snapshot.io import files
+from kubectl_wap.snapshot.decode import lean
+from kubectl_wap.snapshot.io.files import load_items, load_snapshot
 from kubectl_wap.snapshot.source import DEMO_PATH
-from kubectl_wap.snapshot.strip import for_sharing, strip_object
+from kubectl_wap.snapshot.share.strip import for_sharing, strip_object
 
 ITEMS = json.loads(DEMO_PATH.read_text())["items"]
 CORPUS = Path(__file__).resolve().parent / "bad_inputs"

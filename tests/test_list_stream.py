@@ -1,7 +1,7 @@
 """Large `kubectl get -o json` Lists are read item by item; the result must mean the same as the
 whole-document read, and anything unusual must fall back to it (never a different answer).
 
-Since issue 18 a List in any layout is decoded by snapshot/lean.py into only the fields we read:
+Since issue 18 a List in any layout is decoded by snapshot/decode/lean.py into only the fields we read:
 the items are then lean (what strip_object keeps, and the same model), not equal to the input."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot import files
-from kubectl_wap.snapshot.files import load_items, load_snapshot, stream_file
+from kubectl_wap.snapshot.io import files
+from kubectl_wap.snapshot.io.files import load_items, load_snapshot, stream_file
 from kubectl_wap.snapshot.source import DEMO_PATH
-from kubectl_wap.snapshot.strip import for_sharing, strip_object
+from kubectl_wap.snapshot.share.strip import for_sharing, strip_object
 
 ITEMS = json.loads(DEMO_PATH.read_text())["items"]
 

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # import the helper whatever pyt
 from fake_apiserver import FakeApiServer, free_port, tls_available, write_kubeconfig  # noqa: E402
 
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
-from kubectl_wap.snapshot import readonly  # noqa: E402
-from kubectl_wap.snapshot.live import RESOURCES, load_live  # noqa: E402
-from kubectl_wap.snapshot.readonly import ReadOnlyViolation, connect  # noqa: E402
+from kubectl_wap.snapshot.io import readonly  # noqa: E402
+from kubectl_wap.snapshot.io.live import RESOURCES, load_live  # noqa: E402
+from kubectl_wap.snapshot.io.readonly import ReadOnlyViolation, connect  # noqa: E402
 
 N_PODS = 1201  # > 2 pages of 500, last page partial
 PODS = "/api/v1/pods"
@@ -367,7 +367,7 @@ def test_mutating_requests_are_refused_before_sending(server: FakeApiServer, tmp
 
 
 def test_import_is_lazy() -> None:
-    code = "import sys, kubectl_wap.snapshot.live, kubectl_wap.snapshot.save; print('kubernetes' in sys.modules)"
+    code = "import sys, kubectl_wap.snapshot.io.live, kubectl_wap.snapshot.io.save; print('kubernetes' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
                          cwd=str(Path(__file__).parent.parent))
     assert out.stdout.strip() == "False", out.stderr

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from kubectl_wap.errors import UserError
 from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import Snapshot
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.files import load_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.io.files import load_snapshot
 
 KINDS = ["Pod", "Node", "PodGroup", "CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "Namespace",
          "List", "PodList", "Snapshot", "Secret", "Workload", "Frob", ""]

@@ -16,9 +16,9 @@ import yaml
 
 from kubectl_wap.errors import UserError
 from kubectl_wap.model import Snapshot, SnapshotHeader
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.files import load_items, load_snapshot
-from kubectl_wap.snapshot.save import write_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.io.files import load_items, load_snapshot
+from kubectl_wap.snapshot.io.save import write_snapshot
 from kubectl_wap.snapshot.source import DEMO_PATH
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"zone": "a"}},
@@ -387,7 +387,7 @@ def test_timestamps_keep_their_utc_offset():
     # metav1.Time.UnmarshalJSON parses RFC 3339 (time.Parse(time.RFC3339, ...)): the offset is part
     # of the instant. The API server writes UTC ("Z"), but a hand-written file may not; a start
     # time read two hours off would reorder victims (MoreImportantPod) and the node pick.
-    from kubectl_wap.snapshot.convert import parse_time
+    from kubectl_wap.snapshot.decode.convert import parse_time
 
     utc = parse_time("2026-11-30T11:00:00Z")
     assert utc == 1796036400.0

@@ -20,8 +20,8 @@ import anyio  # noqa: E402 - after the skip: the SDK brings anyio
 import jsonschema  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from kubectl_wap.cli import mcp_answers  # noqa: E402
-from kubectl_wap.mcpserver import RESOURCES, TOOLS, build_server, read_schema  # noqa: E402
+from kubectl_wap.cli.mcp_cmd import mcp_answers  # noqa: E402
+from kubectl_wap.cli.mcpserver import RESOURCES, TOOLS, build_server, read_schema  # noqa: E402
 from tests.test_cli import MANIFEST  # noqa: E402 - one hypothetical PodGroup manifest for both
 
 BIN = Path(sys.executable).parent

@@ -21,7 +21,7 @@ import pytest
 prom = pytest.importorskip("prometheus_client.parser", reason="prometheus-client is in the test extra")
 
 from kubectl_wap.errors import UserError  # noqa: E402
-from kubectl_wap.metricsserve import MetricsServer, parse_bind  # noqa: E402
+from kubectl_wap.cli.metricsserve import MetricsServer, parse_bind  # noqa: E402
 from kubectl_wap.report.metrics import COUNTER, METRIC_HELP  # noqa: E402
 
 BIN = Path(sys.executable).parent

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 from tests.builders import make_node, make_pod
 
 EVIL = "ablation-0\npod/evil\x1b]52;c;aGk=\x07"

@@ -24,13 +24,13 @@ from fake_apiserver import FakeApiServer  # noqa: E402
 from kubectl_wap.cli import app  # noqa: E402
 from kubectl_wap.errors import UserError  # noqa: E402
 from kubectl_wap.model import Pod  # noqa: E402
-from kubectl_wap.snapshot.files import DEMO_PATH, load_items, load_snapshot, stream_snapshot  # noqa: E402
-from kubectl_wap.snapshot.owners import PodExtras, tap_pod_extras  # noqa: E402
-from kubectl_wap.snapshot.redact import redactor_for  # noqa: E402
-from kubectl_wap.snapshot.save import write_snapshot  # noqa: E402
-from kubectl_wap.snapshot.snapfile import saved_items  # noqa: E402
+from kubectl_wap.snapshot.io.files import DEMO_PATH, load_items, load_snapshot, stream_snapshot  # noqa: E402
+from kubectl_wap.snapshot.decode.owners import PodExtras, tap_pod_extras  # noqa: E402
+from kubectl_wap.snapshot.share.redact import redactor_for  # noqa: E402
+from kubectl_wap.snapshot.io.save import write_snapshot  # noqa: E402
+from kubectl_wap.snapshot.io.snapfile import saved_items  # noqa: E402
 from kubectl_wap.snapshot.source import build, raw_source  # noqa: E402
-from kubectl_wap.snapshot.strip import strip_object  # noqa: E402
+from kubectl_wap.snapshot.share.strip import strip_object  # noqa: E402
 
 T = 1795932000
 HEADER = {"capturedAt": "2026-11-30T12:00:00Z", "server": {"url": "x", "version": "v1.37.1"}}

@@ -129,7 +129,7 @@ def test_bootstrap_parses_on_old_pythons():
 
 def test_project_package_and_pure_deps_are_shared(zf, built):
     names = set(zf.namelist())
-    for rel in ("kubectl_wap/__init__.py", "kubectl_wap/cli.py", "kubectl_wap/errors.py",
+    for rel in ("kubectl_wap/__init__.py", "kubectl_wap/cli/__init__.py", "kubectl_wap/cli/app.py", "kubectl_wap/errors.py",
                 "kubernetes/config/kube_config.py", "kubernetes/client/api_client.py",
                 "typer/main.py", "rich/console.py", "tabulate/__init__.py", "yaml/__init__.py",
                 "pydantic/main.py", "urllib3/__init__.py", "certifi/cacert.pem",
@@ -355,7 +355,7 @@ def test_unwritable_cache_falls_back_to_tmpdir(exe, tmp_path):
 def test_completion_entry_point_via_symlink_name(exe, tmp_path, shared_cache):
     """kubectl >= 1.26 completes plugins through a `kubectl_complete-<name>` executable."""
     if not T.real_cli_exists():
-        pytest.skip("kubectl_wap/cli.py not written yet")
+        pytest.skip("kubectl_wap/cli/ not written yet")
     py = next(iter(PYTHONS.values()), None) or sys.executable
     link = tmp_path / "kubectl_complete-wap"
     link.symlink_to(exe)

@@ -1,5 +1,5 @@
 """Create-time admission of hypothetical pods (issue 30 item 1): LimitRanger, DefaultTolerationSeconds
-and RuntimeClass as kube-apiserver v1.37.2 runs them (kubectl_wap/snapshot/podadmission.py). Each
+and RuntimeClass as kube-apiserver v1.37.2 runs them (kubectl_wap/snapshot/decode/podadmission.py). Each
 expectation cites the upstream function or test it comes from; the messages are upstream's."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
-from kubectl_wap.snapshot.podadmission import ClusterPolicy, admit_pod, merge_tolerations, policy_from
+from kubectl_wap.snapshot.decode.podadmission import ClusterPolicy, admit_pod, merge_tolerations, policy_from
 from tests.builders import make_limit_range, make_node, make_pod, make_runtime_class
 
 KNOWN_NONE = ClusterPolicy(runtime_classes={}, limit_ranges={})

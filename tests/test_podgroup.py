@@ -16,7 +16,7 @@ from kubectl_wap.framework.schedule_one import Scheduler
 from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.framework.status import SUCCESS, UNSCHEDULABLE, WAIT
 from kubectl_wap.model import SnapshotHeader
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 CODE = {SUCCESS: "Success", UNSCHEDULABLE: "Unschedulable", WAIT: "Wait"}
 

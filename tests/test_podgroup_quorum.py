@@ -11,7 +11,7 @@ from kubectl_wap.framework.groups import GroupIndex
 from kubectl_wap.framework.nominated import nominator_pods
 from kubectl_wap.framework.podgroup import quorum_wait
 from kubectl_wap.model import SnapshotHeader
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 T = 1_795_000_000
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from kubectl_wap.preemption.analyze import analyze
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.redact import is_well_known_key, redact_items, redactor_for
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.share.redact import is_well_known_key, redact_items, redactor_for
 from kubectl_wap.snapshot.source import DEMO_PATH
 
 KEY = b"test-key-0123456789abcdef"

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from kubectl_wap.snapshot.allowlist import SCHEMAS, L, M
-from kubectl_wap.snapshot.redact import Redactor
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.share.allowlist import SCHEMAS, L, M
+from kubectl_wap.snapshot.share.redact import Redactor
+from kubectl_wap.snapshot.share.strip import strip_object
 
 _n = itertools.count()
 
@@ -122,10 +122,10 @@ def test_redacted_live_snapshot_header_has_no_url(tmp_path: Path) -> None:
 
 
 def test_plain_snapshot_files_reduce_nested_pod_stanzas(tmp_path: Path) -> None:
-    from kubectl_wap.snapshot.files import load_items
-    from kubectl_wap.snapshot.save import write_snapshot
+    from kubectl_wap.snapshot.io.files import load_items
+    from kubectl_wap.snapshot.io.save import write_snapshot
 
-    from kubectl_wap.snapshot.allowlist import POD
+    from kubectl_wap.snapshot.share.allowlist import POD
 
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a", "uid": "u"},
            "spec": {f: _seed(POD["spec"][f]) for f in ("affinity", "tolerations", "topologySpreadConstraints",

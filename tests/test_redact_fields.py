@@ -1,4 +1,4 @@
-"""Redaction of every field the scheduler reads (snapshot/redact.py), beyond the demo of test_redact.py:
+"""Redaction of every field the scheduler reads (snapshot/share/redact.py), beyond the demo of test_redact.py:
 node and pod affinity, selectors with expressions, topology spread, taints and tolerations, groups,
 PDBs, volumes and claims. Two kinds of claims:
 
@@ -18,8 +18,8 @@ import yaml
 
 from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.preemption.gates import parse_gates
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.redact import Redactor, hash_name, is_well_known_key, redact_items, redactor_for
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.share.redact import Redactor, hash_name, is_well_known_key, redact_items, redactor_for
 
 KEY = b"fields-key"
 HOST = "kubernetes.io/hostname"
@@ -177,7 +177,7 @@ def test_numbers_compared_by_gt_lt_stay_numbers(red):
     # and the requirement's value as integers: a hashed "64" would match nothing. Redaction
     # hashes the label key but keeps integer values, so `cores Gt 8` still selects the node.
     from kubectl_wap.framework.plugins.selectors import node_matches_pod_node_affinity
-    from kubectl_wap.snapshot.convert import build_snapshot
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
 
     (node, pod, *_), r = red
     key = r.lkey("cores")

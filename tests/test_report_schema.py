@@ -102,7 +102,7 @@ def test_spared_entries_use_the_shared_unit_and_pod_shapes():
     """The spared list is built in one inlined loop for speed: same fields as unit_ref/_pod_ref."""
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.report import document
-    from kubectl_wap.snapshot.files import load_demo
+    from kubectl_wap.snapshot.io.files import load_demo
 
     res = analyze(load_demo(), "podgroup", "ml", "job-1")
     doc = document.to_document(res)

@@ -90,7 +90,7 @@ def _oracle_case(stem: str):
 
     from kubectl_wap.model import SnapshotHeader
     from kubectl_wap.preemption.gates import parse_gates
-    from kubectl_wap.snapshot.convert import build_snapshot
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
 
     doc = json.loads((Path(__file__).parent / "oracle" / "cases" / f"{stem}.json").read_text())
     snap = build_snapshot(doc["cluster"], SnapshotHeader(source="test"))

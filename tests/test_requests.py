@@ -1,5 +1,5 @@
 """Effective pod requests: component-helpers resource.PodRequests and the scheduler's non-zero
-defaults (GetNonzeroRequests), as kubectl_wap.snapshot.convert.pod_from computes them."""
+defaults (GetNonzeroRequests), as kubectl_wap.snapshot.decode.convert.pod_from computes them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from kubectl_wap.errors import UserError
 from kubectl_wap.framework.buildstate import build_state
-from kubectl_wap.snapshot.convert import build_snapshot, pod_from
+from kubectl_wap.snapshot.decode.convert import build_snapshot, pod_from
 
 GI = 2**30
 MI = 2**20
@@ -74,7 +74,7 @@ def node(name: str = "n1", cpu: str = "8", mem: str = "32Gi") -> dict[str, Any]:
         pytest.param(pod([c(**{"nvidia.com/gpu": "1", "ephemeral-storage": "1Gi"})]),
                      {"nvidia.com/gpu": 1, "ephemeral-storage": GI}, id="extended-resources"),
         # SetDefaults_Pod (pkg/apis/core/v1/defaults.go): a limit without a request is the request, as the API server
-        # stores the pod (snapshot/defaulting.py); the oracle agrees (tests/scenarios/pod-gpu-limits-only.yaml)
+        # stores the pod (snapshot/decode/defaulting.py); the oracle agrees (tests/scenarios/pod-gpu-limits-only.yaml)
         pytest.param(pod([{"name": "c", "resources": {"limits": {"cpu": "4"}}}]), {"cpu": 4000}, id="limits-default-requests"),
         pytest.param(pod([{"name": "c", "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "4"}}}]), {"cpu": 1000},
                      id="requests-win-over-limits"),

@@ -15,7 +15,7 @@ from kubectl_wap.preemption.analyze import analyze
 from kubectl_wap.preemption.gates import parse_gates
 from kubectl_wap.preemption.validation import preemptor_policy
 from kubectl_wap.profiles import V1_37, V1_38
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 from kubectl_wap.model import SnapshotHeader
 from tests.oracle.generate import generate, refused_by_1_38
 

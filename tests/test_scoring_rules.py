@@ -16,7 +16,7 @@ from kubectl_wap.framework.scoring import (balanced_allocation, least_allocated,
                                            total_scores)
 from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import SnapshotHeader
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 
 def _cluster(nodes: list[dict], incoming: dict):

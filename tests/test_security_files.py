@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot import files, save
-from kubectl_wap.snapshot.files import load_snapshot, safe_yaml
-from kubectl_wap.snapshot.save import write_snapshot
+from kubectl_wap.snapshot.io import files, save
+from kubectl_wap.snapshot.io.files import load_snapshot, safe_yaml
+from kubectl_wap.snapshot.io.save import write_snapshot
 
 EVIL = "evil\x1b[2J\r\nforged row\x07\u202egnp.exe"
 MARKUP = "a[/x][bold]b"  # no space: a name with one is refused at load (it would split in `-o name | xargs`)
@@ -250,7 +250,7 @@ def test_unwritable_directory_is_one_line(tmp_path: Path) -> None:
 def test_signal_mid_write_leaves_no_temp_file(tmp_path: Path, sig: int) -> None:
     script = (
         "import sys, time\n"
-        "from kubectl_wap.snapshot.save import write_snapshot\n"
+        "from kubectl_wap.snapshot.io.save import write_snapshot\n"
         "def items():\n"
         "    yield {'kind': 'Node', 'metadata': {'name': 'n'}}\n"
         "    print('writing', flush=True)\n"
@@ -305,7 +305,7 @@ def test_cache_keys_keep_nan_and_null_apart(tmp_path: Path) -> None:
         return {"kind": "Pod", "metadata": {"name": name, "namespace": "d", "uid": name},
                 "spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}}}
 
-    from kubectl_wap.snapshot.convert import build_snapshot
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
 
     with pytest.raises(UserError, match="pod d/b: spec.affinity: weight: expected an integer, got nan"):
         build_snapshot([pod("a", None), pod("b", float("nan"))])

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_apiserver import FakeApiServer, free_port, write_kubeconfig  # noqa: E402
 
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
-from kubectl_wap.snapshot import readonly  # noqa: E402
-from kubectl_wap.snapshot.live import load_live  # noqa: E402
-from kubectl_wap.snapshot.readonly import ReadOnlyViolation, connect  # noqa: E402
+from kubectl_wap.snapshot.io import readonly  # noqa: E402
+from kubectl_wap.snapshot.io.live import load_live  # noqa: E402
+from kubectl_wap.snapshot.io.readonly import ReadOnlyViolation, connect  # noqa: E402
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
@@ -276,7 +276,7 @@ def test_repeated_continue_token_is_detected(tmp_path: Path) -> None:
 
 
 def test_page_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kubectl_wap.snapshot import live
+    from kubectl_wap.snapshot.io import live
 
     monkeypatch.setattr(live, "PAGE_LIMIT", 1)
     monkeypatch.setattr(live, "MAX_PAGES", 2)

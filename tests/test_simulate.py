@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from kubectl_wap.cli import app
 from kubectl_wap.simulate import Options, simulate
 from kubectl_wap.simulate import records as R
-from kubectl_wap.snapshot.owners import tap_pod_extras
+from kubectl_wap.snapshot.decode.owners import tap_pod_extras
 from kubectl_wap.snapshot.source import build, raw_source
 
 T0 = "2026-12-01T10:00:00Z"

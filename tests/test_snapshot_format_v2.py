@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from kubectl_wap.errors import UserError
 from kubectl_wap.model import Pod, new_pod
-from kubectl_wap.snapshot.convert import build_snapshot, pod_from
-from kubectl_wap.snapshot.files import DEMO_PATH, load_items, load_snapshot, stream_snapshot
-from kubectl_wap.snapshot.save import write_snapshot
-from kubectl_wap.snapshot.spectemplates import TemplatedSpec
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.decode.convert import build_snapshot, pod_from
+from kubectl_wap.snapshot.io.files import DEMO_PATH, load_items, load_snapshot, stream_snapshot
+from kubectl_wap.snapshot.io.save import write_snapshot
+from kubectl_wap.snapshot.decode.spectemplates import TemplatedSpec
+from kubectl_wap.snapshot.share.strip import strip_object
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -216,8 +216,8 @@ def test_plain_pods_are_rows_and_others_objects(tmp_path: Path) -> None:
 
 
 def test_pod_from_row_equals_pod_from_on_generated_cluster(tmp_path: Path) -> None:
-    from kubectl_wap.snapshot.convert import pod_from_row
-    from kubectl_wap.snapshot.spectemplates import Decoder
+    from kubectl_wap.snapshot.decode.convert import pod_from_row
+    from kubectl_wap.snapshot.decode.spectemplates import Decoder
 
     meta = generate.generate("T", str(tmp_path), seed=11, nodes=20, pods=600, gangs=(8,))
     doc = json.loads(gzip.decompress(Path(meta["snapshot_path"]).read_bytes()))
@@ -293,7 +293,7 @@ def test_repeated_label_sets_and_odd_timestamps(tmp_path: Path) -> None:
 
 def test_redacted_snapshot_written_as_v2_loads_to_the_redacted_model(tmp_path: Path) -> None:
     # `kubectl wap snapshot --redact` redacts the stripped items, then write_snapshot encodes them.
-    from kubectl_wap.snapshot.redact import redact_items
+    from kubectl_wap.snapshot.share.redact import redact_items
 
     doc = json.loads(DEMO_PATH.read_text())
     red = redact_items(doc["items"], b"k" * 32)
@@ -319,20 +319,20 @@ _json_values = st.recursive(
 def test_dump_compact_is_json_dumps_text(v):
     # Without floats the text is exactly json.dumps's (compact, non-ASCII kept): bigints, nulls
     # and control characters included.
-    from kubectl_wap.snapshot.spectemplates import dump_compact
+    from kubectl_wap.snapshot.decode.spectemplates import dump_compact
 
     assert dump_compact(v) == json.dumps(v, separators=(",", ":"), ensure_ascii=False)
 
 
 def test_dump_compact_keeps_what_orjson_would_change():
-    from kubectl_wap.snapshot.spectemplates import dump_compact
+    from kubectl_wap.snapshot.decode.spectemplates import dump_compact
 
     assert dump_compact({"a": float("nan")}) == '{"a":NaN}'  # orjson would write null
     assert dump_compact({1: "x"}) == '{"1":"x"}'  # orjson refuses non-string keys
     assert json.loads(dump_compact({"f": 0.1, "g": 1e16})) == {"f": 0.1, "g": 1e16}
 
 
-from kubectl_wap.snapshot.podrows import _time, format_time  # noqa: E402
+from kubectl_wap.snapshot.decode.podrows import _time, format_time  # noqa: E402
 
 
 def _round_trip(s):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.snapshot.files import load_snapshot, stream_snapshot
-from kubectl_wap.snapshot.save import write_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.io.files import load_snapshot, stream_snapshot
+from kubectl_wap.snapshot.io.save import write_snapshot
 from kubectl_wap.snapshot.source import DEMO_PATH
 
 HEADER = {"formatVersion": 1, "capturedAt": "2026-11-30T00:00:00Z", "server": {"url": "x", "version": "v1.37.1"}}

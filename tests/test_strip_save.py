@@ -12,9 +12,9 @@ from typing import Iterator
 
 import pytest
 
-from kubectl_wap.snapshot.files import load_items
-from kubectl_wap.snapshot.save import API_VERSION, write_snapshot
-from kubectl_wap.snapshot.strip import strip_object
+from kubectl_wap.snapshot.io.files import load_items
+from kubectl_wap.snapshot.io.save import API_VERSION, write_snapshot
+from kubectl_wap.snapshot.share.strip import strip_object
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 

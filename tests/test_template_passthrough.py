@@ -11,8 +11,8 @@ import json
 import pytest
 
 from test_strip_save import POD
-from kubectl_wap.snapshot import lean, spectemplates
-from kubectl_wap.snapshot.strip import for_sharing, strip_object
+from kubectl_wap.snapshot.decode import lean, spectemplates
+from kubectl_wap.snapshot.share.strip import for_sharing, strip_object
 
 _BASE = copy.deepcopy(POD)
 _BASE["spec"]["affinity"]["nodeAffinity"] = {"futureKey": 1, "requiredDuringSchedulingIgnoredDuringExecution": {

@@ -14,7 +14,7 @@ from kubectl_wap.framework.buildstate import build_state
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.preemption import candidates
 from kubectl_wap.preemption.units import collect, effective_priority, highest_all_ancestor
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 T = 1_795_000_000
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from kubectl_wap.cli import app
 from kubectl_wap.errors import UserError
 from kubectl_wap.preemption.gates import parse_gates
-from kubectl_wap.profilepick import parse_scheduler_version, pick_profile
+from kubectl_wap.cli.profilepick import parse_scheduler_version, pick_profile
 from kubectl_wap.profiles import DEFAULT, PROFILES, V1_37, V1_38
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -13,8 +13,8 @@ from kubectl_wap.framework.status import ERROR, UNRESOLVABLE, UNSCHEDULABLE
 from kubectl_wap.framework.volumes import build_volume_index
 from kubectl_wap.framework.volumewarnings import unmodeled
 from kubectl_wap.preemption.analyze import analyze
-from kubectl_wap.snapshot.convert import build_snapshot
-from kubectl_wap.storage import PodVolume
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.model.storage import PodVolume
 
 NS = "ns"
 ZONE = "topology.kubernetes.io/zone"

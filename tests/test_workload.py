@@ -12,7 +12,7 @@ from builders import make_node, make_pdb, make_pod, make_podgroup
 
 from kubectl_wap.model import SnapshotHeader
 from kubectl_wap.preemption.analyze import analyze
-from kubectl_wap.snapshot.convert import build_snapshot
+from kubectl_wap.snapshot.decode.convert import build_snapshot
 
 LOW, MID, HIGH = 0, 100, 1000  # podgrouppreemption_test.go lowPriority, midPriority, highPriority
 T = 1_795_000_000

@@ -1,5 +1,5 @@
 """`whatif -f` with the workload CRDs ML platforms submit (issue 30 item 3): each read as its
-controller creates pods (kubectl_wap/snapshot/workloads.py cites the upstream source of every
+controller creates pods (kubectl_wap/snapshot/decode/workloads.py cites the upstream source of every
 name, default and count); the PodGroups in the file define the gang (workload_groups.py)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from builders import make_cpg, make_pod, make_podgroup
 from kubectl_wap.cli import app
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.hypothetical import from_manifest
+from kubectl_wap.snapshot.decode.hypothetical import from_manifest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 GPU = {"nvidia.com/gpu": "1"}

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.hypothetical import from_manifest
+from kubectl_wap.snapshot.decode.hypothetical import from_manifest
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "job-gang.yaml"
 

@@ -681,7 +681,7 @@ def build() -> dict:
         ("priorityclasses.scheduling.k8s.io", pcs), ("poddisruptionbudgets.policy", ITEMS_PDBS),
         ("podgroups.scheduling.k8s.io", pgs), ("compositepodgroups.scheduling.k8s.io", cpgs),
         # listed and empty: the demo cluster has no RuntimeClasses or LimitRanges, so a hypothetical
-        # pod's create-time admission is known to add nothing (snapshot/podadmission.py)
+        # pod's create-time admission is known to add nothing (snapshot/decode/podadmission.py)
         ("runtimeclasses.node.k8s.io", []), ("limitranges", []),
     ]
     header = {

@@ -49,10 +49,10 @@ def aftermath(items: list, doc: dict, at: str = AT, scheduler: str = "default-sc
 def render() -> bytes:
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.report.document import to_document
-    from kubectl_wap.snapshot.convert import build_snapshot
-    from kubectl_wap.snapshot.files import DEMO_PATH
-    from kubectl_wap.snapshot.save import _write_body
-    from kubectl_wap.snapshot.strip import strip_object
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
+    from kubectl_wap.snapshot.io.files import DEMO_PATH
+    from kubectl_wap.snapshot.io.save import _write_body
+    from kubectl_wap.snapshot.share.strip import strip_object
 
     demo = json.loads(DEMO_PATH.read_text(encoding="utf-8"))
     doc = to_document(analyze(build_snapshot(demo["items"]), "podgroup", "ml", "job-1"))

@@ -139,7 +139,7 @@ def _template_from(i: int, raw: Any, path: str) -> Template:
 
 
 def load_templates(path: str) -> list[Template]:
-    from ..snapshot.files import read_text, safe_yaml
+    from ..snapshot.io.files import read_text, safe_yaml
 
     try:
         text = read_text(Path(path))

@@ -24,7 +24,7 @@ from ..preemption.analyze import analyze
 from ..preemption.gates import Gates
 from ..preemption.result import PREEMPT
 from ..preemption.units import effective_priority
-from ..snapshot.evidence import PREEMPTION_BY_SCHEDULER, Condition, PreemptedEvent
+from ..snapshot.decode.evidence import PREEMPTION_BY_SCHEDULER, Condition, PreemptedEvent
 
 NAMED, LIKELY, POSSIBLE = "named by the Preempted event", "likely", "possible"
 _EVENT = re.compile(r"Preempted by (pod|podgroup|compositepodgroup) (\S+) on node (\S+)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..storage import CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
+from ..model.storage import CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
 
 if TYPE_CHECKING:
     from ..model import Pod, Snapshot

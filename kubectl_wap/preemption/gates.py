@@ -30,7 +30,7 @@ class Gates:
     # The Kubernetes version whose rules the analysis follows (profiles.py); it travels with the
     # gates because both describe the scheduler being modelled.
     profile: Profile = DEFAULT_PROFILE
-    # Why that profile (profilepick.py): "server version v1.37.1", "--scheduler-version", ...
+    # Why that profile (cli/profilepick.py): "server version v1.37.1", "--scheduler-version", ...
     profile_source: str = ""
     profile_warning: str | None = None  # said when the profile was a guess (no server version)
     # DynamicResources frees the victims' devices in preemption (1.38's DRAPreemption gate; the

@@ -123,11 +123,11 @@ def to_document(res: Result, source: str = "", gates: str = "", spared_on_placem
         "featureGates": gates,
     }
     if res.defaulted:
-        # what the reading defaulted as the API server would (snapshot/defaulting.py), per pod
+        # what the reading defaulted as the API server would (snapshot/decode/defaulting.py), per pod
         doc["defaulted"] = [{"pod": {"namespace": ns, "name": n}, "requestsFromLimits": list(r)}
                             for (ns, n), r in sorted(res.defaulted.items())]
     if res.admitted:
-        # what create-time admission gave the hypothetical pods (snapshot/podadmission.py), per pod
+        # what create-time admission gave the hypothetical pods (snapshot/decode/podadmission.py), per pod
         doc["admitted"] = [{"pod": {"namespace": ns, "name": n}, "changes": list(c)}
                            for (ns, n), c in sorted(res.admitted.items())]
     if res.cycles:

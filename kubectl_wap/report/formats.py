@@ -25,7 +25,7 @@ def parse_output(text: str, allowed: tuple[str, ...]) -> tuple[str, str]:
     if text in allowed and not sep:
         return text, ""
     shown = ", ".join(a + ("=..." if a in ("jsonpath", "custom-columns") else "") for a in allowed)
-    from ..lookup import did_you_mean
+    from ..model.lookup import did_you_mean
 
     raise UserError(f"unknown output format {text!r}{did_you_mean(fmt, allowed)}: want one of {shown}")
 

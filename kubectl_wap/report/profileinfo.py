@@ -1,5 +1,5 @@
 """The version profile in every report's header (issue 15): which Kubernetes release's scheduler
-rules the analysis followed, and why that one (profilepick.py)."""
+rules the analysis followed, and why that one (cli/profilepick.py)."""
 
 from __future__ import annotations
 

@@ -182,7 +182,7 @@ def _short(names: list[str], n: int = 4) -> str:
 
 
 def render_queueing(doc: dict, console: Console, steps: bool = False) -> None:
-    """The Kueue stage, before kube-scheduler's part (kubectl_wap/kueuecli.py): its line, its
+    """The Kueue stage, before kube-scheduler's part (kubectl_wap/cli/kueuestage.py): its line, its
     notes and, for explain, its steps."""
     q = doc.get("queueing")
     if not q:

@@ -38,7 +38,7 @@ from ..preemption.result import INVALID as OUT_INVALID
 from ..preemption.result import NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PREEMPT, Result
 from ..preemption.result import UNSCHEDULABLE as OUT_UNSCHEDULABLE
 from ..preemption.workload import preempt_for_group
-from ..snapshot.owners import PodExtras
+from ..snapshot.decode.owners import PodExtras
 from . import records as R
 from .queue import ACTIVE, Entry, Queue
 from .world import DEFAULT_SCHEDULER, World, gpus_of

@@ -19,7 +19,7 @@ from ..framework.schedule_one import Scheduler
 from ..model import Pod, PodDisruptionBudget, Snapshot
 from ..preemption.gates import Gates
 from ..preemption.pdb import pdb_matches
-from ..snapshot.owners import PodExtras
+from ..snapshot.decode.owners import PodExtras
 
 DEFAULT_SCHEDULER = "default-scheduler"
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet

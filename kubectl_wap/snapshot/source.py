@@ -10,9 +10,9 @@ from typing import Any, Callable, Iterable
 
 from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
-from .convert import build_snapshot
-from .podadmission import Admission, admit_pod, policy_from
-from .files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, stream_file
+from .decode.convert import build_snapshot
+from .decode.podadmission import Admission, admit_pod, policy_from
+from .io.files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, stream_file
 
 
 
@@ -34,7 +34,7 @@ def raw_source(
         return _file_items(DEMO_PATH)
     if snapshot:
         return _file_items(snapshot_path(snapshot))
-    from .live import load_live  # lazily: importing the kubernetes client is slow
+    from .io.live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
     header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)

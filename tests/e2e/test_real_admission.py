@@ -1,4 +1,4 @@
-"""Create-time admission of a new pod, ours (kubectl_wap/snapshot/podadmission.py) against the real
+"""Create-time admission of a new pod, ours (kubectl_wap/snapshot/decode/podadmission.py) against the real
 kube-apiserver's (v1.37.2 and v1.38.0-beta.0, the oracle's TestServe with its default admission
 plugins: LimitRanger, DefaultTolerationSeconds and RuntimeClass on).
 
@@ -24,8 +24,8 @@ if not ENABLED:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
 from kubectl_wap.quantity import parse_quantity  # noqa: E402
-from kubectl_wap.snapshot.defaulting import defaulted_spec  # noqa: E402
-from kubectl_wap.snapshot.podadmission import admit_pod, policy_from  # noqa: E402
+from kubectl_wap.snapshot.decode.defaulting import defaulted_spec  # noqa: E402
+from kubectl_wap.snapshot.decode.podadmission import admit_pod, policy_from  # noqa: E402
 from tests.builders import make_limit_range, make_pod, make_runtime_class  # noqa: E402
 
 pytestmark = pytest.mark.e2e

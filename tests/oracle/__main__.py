@@ -22,10 +22,10 @@ from .driver import DEFAULT_VERSION, GATES_BY_VERSION, VERSIONS, OracleError, ca
 def read_items(path: str | None, demo: bool) -> list[dict]:
     """Plain Kubernetes objects from anything our --snapshot reads (our snapshot formats expand
     back to the items that were written)."""
-    from kubectl_wap.snapshot.files import DEMO_PATH, load_items, stream_snapshot
+    from kubectl_wap.snapshot.io.files import DEMO_PATH, load_items, stream_snapshot
 
     p = DEMO_PATH if demo else Path(path or "")
-    # Not stream_file: for a List it decodes only the fields our engine reads (snapshot/lean.py),
+    # Not stream_file: for a List it decodes only the fields our engine reads (snapshot/decode/lean.py),
     # and the API server rejects such a pod (e.g. a projected token volume without its
     # serviceAccountName). The oracle needs every object whole.
     streamed = stream_snapshot(p) if p.is_file() else None

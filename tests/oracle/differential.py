@@ -37,7 +37,7 @@ def ours(items: list[dict], kind: str, namespace: str, name: str, gates: str, ex
     from kubectl_wap.preemption.analyze import analyze
     from kubectl_wap.preemption.gates import parse_gates
     from kubectl_wap.profiles import PROFILES
-    from kubectl_wap.snapshot.convert import build_snapshot
+    from kubectl_wap.snapshot.decode.convert import build_snapshot
 
     from kubectl_wap.framework import ties
 

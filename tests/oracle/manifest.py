@@ -1,6 +1,6 @@
 """A `whatif -f FILE` question as an oracle case: the objects our `from_manifest` expands the file
 to (a workload becomes the pods its controller would create), added to the cluster's items the way
-the CLI adds them (`kubectl_wap/cli.py _load`: hypothetical work replaces what it names), then
+the CLI adds them (`kubectl_wap/cli/inputs.py _load`: hypothetical work replaces what it names), then
 given the priorities that Priority admission would give them, since the oracle's API server runs
 without that plugin (tests/oracle/README.md: pods and groups carry their resolved spec.priority)."""
 
@@ -39,8 +39,8 @@ def manifest_work(items: list[dict], path: str | Path, namespace: str | None = N
                   ) -> tuple[list[dict], list[dict], str, str, str]:
     """(the cluster items the file's work does not replace, the file's objects, kind, namespace,
     name) for `whatif -f path`."""
-    from kubectl_wap.snapshot.files import load_items
-    from kubectl_wap.snapshot.hypothetical import Replacement, from_manifest
+    from kubectl_wap.snapshot.io.files import load_items
+    from kubectl_wap.snapshot.decode.hypothetical import Replacement, from_manifest
 
     _, raw = load_items(Path(path))
     objs, kind, ns, name = from_manifest([copy.deepcopy(o) for o in raw], None, namespace)

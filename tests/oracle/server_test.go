@@ -453,7 +453,7 @@ func (s *server) create(ctx context.Context, c *Case, cr *created) error {
 	}
 	// LimitRanges after the running pods, before the pending ones: a snapshot's pods were admitted
 	// when they were created (our engine never re-admits them), while the question's new pods go
-	// through the LimitRanger now, as our engine's hypothetical pods do (snapshot/podadmission.py).
+	// through the LimitRanger now, as our engine's hypothetical pods do (snapshot/decode/podadmission.py).
 	for _, lr := range lrs {
 		clean(&lr.ObjectMeta)
 		if err := s.ensureNamespace(ctx, cr, lr.Namespace); err != nil {

@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ...model import Pod
-from ...model_dra import AllocatedDevice, ClaimSpec, Device, DeviceClass, DeviceID, DeviceRequest, DraObjects, ResourceClaim
+from ...model.dra import AllocatedDevice, ClaimSpec, Device, DeviceClass, DeviceID, DeviceRequest, DraObjects, ResourceClaim
 from ..status import ERROR, OK, UNRESOLVABLE, UNSCHEDULABLE, Status
 from .dracel import CelRuntimeError, CelUnsupported, DeviceEnv, device_env, matches
 from .selectors import match_node_selector_terms

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...model import Node
-from ...storage import WAIT_FOR_FIRST_CONSUMER, PersistentVolumeClaim
+from ...model.storage import WAIT_FOR_FIRST_CONSUMER, PersistentVolumeClaim
 from ..status import ERROR, OK, Status, unresolvable
 from ..volumes import PVCS, PVS, STORAGE_CLASSES, VolumeIndex
 from .selectors import match_node_selector_terms

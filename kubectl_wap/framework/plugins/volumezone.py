@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...storage import TOPOLOGY_LABELS, WAIT_FOR_FIRST_CONSUMER
+from ...model.storage import TOPOLOGY_LABELS, WAIT_FOR_FIRST_CONSUMER
 from ..status import OK, Status, unresolvable
 from ..volumes import PVCS, PVS, STORAGE_CLASSES
 from .volumebase import SKIPPED, VolumePlugin, not_found, volume_index

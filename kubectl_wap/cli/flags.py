@@ -1,0 +1,57 @@
+"""Single options several commands share, the output option and the color switch. The option sets
+(the source and the hypothetical work) are options.py's: a flag that belongs to one of them is taken
+from there (`_field`), so it is defined once."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .options import Source, group_hints
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def _field(group: type, name: str) -> Any:
+    """The Annotated type of one shared option (options.py is the one definition)."""
+    return group_hints(group)[name]
+
+
+# Single options kept under their names for commands that take only some of the shared set.
+SnapshotOpt = _field(Source, "snapshot")
+DemoOpt = _field(Source, "demo")
+KubeconfigOpt = _field(Source, "kubeconfig")
+ContextOpt = _field(Source, "context")
+NamespaceOpt = _field(Source, "namespace")
+GatesOpt = _field(Source, "feature_gates")
+SchedVersionOpt = _field(Source, "scheduler_version")
+TimeoutOpt = _field(Source, "request_timeout")
+
+
+MaxInputOpt = _field(Source, "max_input_size")
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
+ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
+NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers; columns have fixed widths (stable across runs).")]
+ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
+SelectorOpt = Annotated[Optional[str], typer.Option("--selector", "-l", help="Show only victims/spared units with a pod matching this label selector (the analysis is unchanged).")]
+VictimNsOpt = Annotated[Optional[str], typer.Option("--victim-namespace", help="Show only victims/spared units in this namespace (the analysis is unchanged).")]
+
+KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod (or TYPE/NAME).")]
+NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
+
+
+def _output_opt(formats: tuple[str, ...]) -> Any:
+    shown = "|".join(f + ("=..." if f in ("jsonpath", "custom-columns") else "") for f in formats)
+    return Annotated[str, typer.Option("--output", "-o", help=f"Output format: {shown}.")]
+
+
+CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
+
+
+DIAG_FORMATS = ("table", "wide", "json", "yaml")

@@ -1,0 +1,111 @@
+"""`whatif -f job.yaml --snapshot DUMP` on a Kueue cluster: the Kueue stage before the
+kube-scheduler one. Reads the dump's kueue.x-k8s.io objects and the file's Job, asks the Kueue
+model (queueing/kueue) what its next scheduling cycle does with the Job's Workload, and returns
+the JSON `queueing` section (report/kueue.py) with its one-line wording under "line".
+
+Glue of the command line: the snapshot reads, queueing answers, report words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from kubectl_wap.errors import UserError
+from kubectl_wap.model import Snapshot
+from kubectl_wap.queueing.kueue.answer import (
+    STAGE_ADMITTED,
+    STAGE_ADMITTED_AFTER_EVICTIONS,
+    STAGE_NOT_ADMITTED,
+    STAGE_NOT_MANAGED,
+    kueue_stage,
+)
+from kubectl_wap.queueing.kueue.jobs import PRIORITY_CLASS_LABEL, job_priority, workload_for_job
+from kubectl_wap.queueing.kueue.objects import objects_from_items, workload_priority_classes
+from kubectl_wap.report.kueue import kueue_json, kueue_line
+from kubectl_wap.snapshot.io.files import load_items
+
+
+def _priority_classes(items: Sequence[Any]) -> tuple[dict[str, int], int | None]:
+    values: dict[str, int] = {}
+    default = None
+    for o in items:
+        if isinstance(o, Mapping) and o.get("kind") == "PriorityClass":
+            name, value = str((o.get("metadata") or {}).get("name")), int(o.get("value", 0))
+            values[name] = value
+            if o.get("globalDefault") is True:
+                default = value
+    return values, default
+
+
+def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
+    """The Kueue stage for the Job of `manifest` on the cluster of `snapshot`; None when the
+    snapshot holds no Kueue objects or the file no Job (the answer is kube-scheduler's alone)."""
+    _, items = load_items(snapshot, whole=True)
+    objs = objects_from_items(items)
+    if objs is None:
+        return None
+    _, job_items = load_items(manifest, whole=True)
+    jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") == "Job"]
+    if not jobs:
+        return None
+    if len(jobs) > 1:
+        raise UserError(f"the -f file holds {len(jobs)} Jobs; the Kueue stage answers for one")
+    job = jobs[0]
+    # The new Workload is created now: after every Workload of the dump (queue order by creation).
+    now = max((w.created for w in objs.workloads), default=0.0) + 1.0
+    try:
+        pcs, default = _priority_classes(items)
+        priority = job_priority(job, workload_priority_classes(items), pcs, default)
+        wl = workload_for_job(job, objs, priority=priority, created=now)
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        name = (job.get("metadata") or {}).get("name", "?") if isinstance(job.get("metadata"), Mapping) else "?"
+        raise UserError(f"Job {name} (or a priority class it names): malformed for Kueue's stage ({e})") from None
+    ns = str((job.get("metadata") or {}).get("namespace") or "default")
+    stage = kueue_stage(objs, wl, now, namespace=ns)
+    out = kueue_json(stage)
+    out["line"] = kueue_line(stage)
+    notes = []
+    if stage.outcome == STAGE_NOT_ADMITTED:
+        notes.append("The Job stays suspended: no pod is created. Below: what kube-scheduler would do if its pods existed.")
+    elif stage.outcome not in (STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_NOT_MANAGED):
+        notes.append("Below: what kube-scheduler would do once Kueue admits it.")
+    if stage.workload is not None and stage.workload.pod_sets and stage.workload.pod_sets[0].count > 1:
+        notes.append(f"Kueue's answer is for the whole Job ({stage.workload.pod_sets[0].count} pods, "
+                     "min(parallelism, completions)).")
+    wpc = ((job.get("metadata") or {}).get("labels") or {}).get(PRIORITY_CLASS_LABEL)
+    if wpc:
+        notes.append(f"Kueue orders and preempts by WorkloadPriorityClass {wpc} ({priority}); kube-scheduler uses the "
+                     "pods' own priority (kubernetes-sigs/kueue#14413).")
+    out["notes"] = notes
+    return out
+
+
+# The labels the Job controller puts on its pods (batch/v1: JobNameLabel and the legacy one).
+_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
+
+
+def apply_evictions(snap: Snapshot, section: dict[str, Any]) -> Snapshot:
+    """The cluster kube-scheduler sees once Kueue's evictions are done: the pods of each evicted
+    Workload's Job removed (Kueue suspends the Job; its controller deletes them). A note in the
+    section says how many, and names evicted Workloads whose pods cannot be found (no batch/v1
+    Job owner: other kinds' pods are not matched yet)."""
+    if section.get("outcome") != STAGE_ADMITTED_AFTER_EVICTIONS:
+        return snap
+    jobs: set[tuple[str, str]] = set()
+    unmatched: list[str] = []
+    for e in section["evictions"]:
+        ns = e["workload"].split("/", 1)[0]
+        owner = e.get("owner")
+        if owner and owner["kind"] == "Job":
+            jobs.add((ns, owner["name"]))
+        else:
+            unmatched.append(e["workload"])
+    kept = [p for p in snap.pods if not any((p.namespace, p.labels.get(k)) in jobs for k in _JOB_NAME_LABELS)]
+    removed = len(snap.pods) - len(kept)
+    section["notes"].insert(0, f"Below, kube-scheduler's part runs with the {removed} pod(s) of the evicted Workloads' Jobs removed "
+                               "(Kueue evicts them first).")
+    if unmatched:
+        section["notes"].insert(1, f"The pods of {', '.join(unmatched)} are not removed: no batch/v1 Job owns it "
+                                   "(other kinds are not matched yet).")
+    return replace(snap, pods=kept)

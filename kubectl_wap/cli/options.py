@@ -1,0 +1,146 @@
+"""Option sets shared by the analysing commands (issue 16): one definition of the source options
+(--snapshot/--demo/--kubeconfig/--context/-n/--feature-gates/--request-timeout) and of the
+hypothetical-work options (-f/--replicas/--requests/...), reused by `whatif`, `explain`, `rank
+--for` and `diff`, so a flag means the same thing everywhere and no command silently lacks one.
+
+`@options(source=Source, hyp=Hypothetical)` replaces the command's `source`/`hyp` parameters by
+the group's flags in the signature typer reads, and hands the command the filled dataclasses."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+
+from ..errors import UserError
+
+
+def _opt(*names: str, help: str, callback: Callable[..., Any] | None = None, metavar: str | None = None) -> Any:
+    return typer.Option(*names, help=help, callback=callback, metavar=metavar)
+
+
+def _set_max_input(value: Optional[str]) -> Optional[str]:
+    """--max-input-size: applies to every file the command reads (snapshot, -f, node templates)."""
+    if value is None:
+        return value
+    from ..quantity import QuantityError, parse_quantity
+    from ..snapshot.io.files import set_max_input_size
+
+    try:
+        n = parse_quantity(value)
+    except QuantityError:
+        raise typer.BadParameter(f"want a size such as 4Gi, 500M or 1000000, got {value!r}") from None
+    if n < 1 or n != int(n):
+        raise typer.BadParameter(f"want a whole number of bytes of at least 1, got {value!r}")
+    set_max_input_size(int(n))
+    return value
+
+
+
+@dataclass(slots=True)
+class Source:
+    """Where the cluster state comes from, and the object's namespace."""
+
+    snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
+    demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster.")] = False
+    kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
+    context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
+    namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
+    feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
+    scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: rules read from v1.38.0-beta.0). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
+    request_timeout: Annotated[float, _opt("--request-timeout", help="Seconds to wait for each API request.")] = 30.0
+    max_input_size: Annotated[Optional[str], _opt("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
+
+    def check(self) -> None:
+        """kubectl refuses flags that cannot apply; so do we (rather than ignore them)."""
+        offline = "--snapshot" if self.snapshot else "--demo" if self.demo else None
+        if offline and self.context:
+            raise UserError(f"--context applies to a live cluster; it cannot be combined with {offline} (the state comes from the file)")
+        if offline and self.kubeconfig:
+            raise UserError(f"--kubeconfig applies to a live cluster; it cannot be combined with {offline}")
+
+
+@dataclass(slots=True)
+class Hypothetical:
+    """Work that does not exist yet: a flags-only PodGroup, or objects from a file."""
+
+    file: Annotated[Optional[str], _opt("--filename", "-f", metavar="FILE", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None
+    replicas: Annotated[Optional[int], _opt("--replicas", help="Hypothetical: number of pods.")] = None
+    requests: Annotated[Optional[str], _opt("--requests", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None
+    priority_class: Annotated[Optional[str], _opt("--priority-class", help="Hypothetical: priorityClassName.")] = None
+    min_count: Annotated[Optional[int], _opt("--min-count", help="Hypothetical: gang minCount (omit for a Basic group).")] = None
+    disruption_mode: Annotated[Optional[str], _opt("--disruption-mode", help="Hypothetical: single or all.")] = None
+    node_selector: Annotated[Optional[list[str]], _opt("--node-selector", help="Hypothetical: key=value (repeatable).")] = None
+    toleration: Annotated[Optional[list[str]], _opt("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None
+    preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None
+    ignore_gates: Annotated[bool, _opt("--ignore-gates", help="Answer as if the pods' schedulingGates were removed (kube-scheduler does not try a gated pod).")] = False
+    no_kueue: Annotated[bool, _opt("--no-kueue", help="On a Kueue cluster, leave out Kueue's admission stage: kube-scheduler's answer alone, as if the Job's pods existed.")] = False
+
+
+def flag_names(group: type) -> list[str]:
+    """The long flags of a group (for completion)."""
+    out = []
+    for _, ann, _ in _resolved_fields(group):
+        info = ann.__metadata__[0]
+        # In Annotated, typer.Option's first name lands in `default`, the others in param_decls.
+        names = [info.default] + list(info.param_decls or ())
+        out.extend(n for n in names if isinstance(n, str) and n.startswith("--"))
+    return out
+
+
+@functools.cache
+def group_hints(group: type) -> dict[str, Any]:
+    """The group's resolved annotations, once per process: get_type_hints evaluates every string
+    annotation again on each call (eval + compile), and the CLI module asks ~20 times at import
+    (issue 18: ~10 % of `kubectl wap --help`)."""
+    return typing.get_type_hints(group, include_extras=True)
+
+
+def _resolved_fields(group: type) -> list[tuple[str, Any, Any]]:
+    hints = group_hints(group)
+    return [(f.name, hints[f.name], f.default) for f in dataclasses.fields(group)]
+
+
+def options(**groups: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: each keyword names a parameter of the command that receives a filled group."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)  # real objects, not strings
+        params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name not in groups]
+        owned: dict[str, list[str]] = {}
+        seen = {p.name for p in params}
+        for pname, group in groups.items():
+            owned[pname] = []
+            for fname, ann, default in _resolved_fields(group):
+                if fname in seen:
+                    raise TypeError(f"{fn.__name__}: option {fname} defined twice")
+                seen.add(fname)
+                owned[pname].append(fname)
+                params.append(inspect.Parameter(fname, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            for pname, group in groups.items():
+                kwargs[pname] = group(**{f: kwargs.pop(f) for f in owned[pname]})
+            return fn(**kwargs)
+
+        command.__signature__ = sig.replace(parameters=_ordered(params), return_annotation=inspect.Signature.empty)  # type: ignore[attr-defined]
+        command.__annotations__ = {}
+        del command.__wrapped__  # typer must read __signature__, not the undecorated function
+        return command
+
+    return wrap
+
+
+def _ordered(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """Positional-or-keyword parameters first (inspect requires it); everything keyword-only
+    after, in the order given."""
+    pos = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    kw = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return pos + kw

@@ -1,0 +1,177 @@
+"""`kubectl wap pending`: why everything pending is pending (issue 17). The triage is
+kubectl_wap/diagnose/, the rendering report/diagnose.py; this module only wires options."""
+
+from __future__ import annotations
+
+import sys
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ..errors import UserError
+from .app import _console, _emit, _examples, _guard, app
+from .flags import (
+    DIAG_FORMATS,
+    Color,
+    ColorOpt,
+    ContextOpt,
+    DebugOpt,
+    DemoOpt,
+    GatesOpt,
+    KubeconfigOpt,
+    NamespaceOpt,
+    NoHeadersOpt,
+    SchedVersionOpt,
+    SnapshotOpt,
+    TimeoutOpt,
+    _output_opt,
+)
+from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
+from .options import Source
+
+
+PENDING_FORMATS = DIAG_FORMATS + ("html",)
+
+
+def _label_selector(text: str | None) -> dict[str, str] | None:
+    if not text:
+        return None
+    out: dict[str, str] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip() or v.startswith("="):
+            raise UserError(f"invalid -l {part!r}: only key=value selectors are supported")
+        out[k.strip()] = v.strip()
+    return out
+
+
+@app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json\n  # What changes for us when we upgrade: only the objects whose answer differs\n  kubectl wap pending -A --compare-versions 1.37,1.38"))
+def pending(
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
+    selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: _output_opt(PENDING_FORMATS) = "table", color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
+    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
+        "Compare two versions' scheduler rules (e.g. 1.37,1.38): list only the pending objects whose answer (outcome, "
+        "victims, reason) changes, as the 'what changes when we upgrade' report. Not with --scheduler-version."))] = None,
+) -> None:
+    """Why is everything pending? One row per pending pod, PodGroup or CompositePodGroup root: the main reason in plain
+    words and kube-scheduler's own, whether preemption would help (victims from the real analysis), whether one more node
+    would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
+
+    def run() -> None:
+        from ..report.diagnose import render_pending
+
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+        doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
+        if versions:
+            _pending_versions_output(doc, output, color, no_headers)
+            return
+        from ..report.formats import parse_output
+
+        fmt, _ = parse_output(output, PENDING_FORMATS)
+        if fmt in ("json", "yaml"):
+            _emit(doc, fmt)
+        elif fmt == "html":
+            from ..report.html import render_pending_html
+
+            sys.stdout.write(render_pending_html(doc))
+        else:
+            render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+
+    _guard(debug, run)
+
+
+def pending_report(src: Source, all_namespaces: bool = False, selector: str | None = None, scale_up: bool = True,
+                   node_templates: str | None = None, compare_versions: str | None = None, color: Color = Color.never) -> tuple[dict, bool]:
+    """pending's answer (the command and the MCP tool): (the PendingReport, False), or with
+    compare_versions (the version comparison, True)."""
+    from ..diagnose.pending import triage
+    from ..report.diagnose import pending_document
+    from ..report.profileinfo import profile_fields
+
+    versions = _compare_versions(compare_versions, src.scheduler_version, src.feature_gates)
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = None if all_namespaces else (src.namespace or _default_namespace(src))
+    snap, claims = _pending_state(src, color)
+    if versions:
+        return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    t.warnings.extend(snap.warnings)
+    doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
+    doc.update(profile_fields(gates))
+    return doc, False
+
+
+def _pending_state(src: Source, color: Color) -> tuple[Any, Any]:
+    """The model and the claims' blockers (PVCs read too) that pending and metrics triage."""
+    from ..snapshot.decode.evidence import claim_blockers
+    from ..snapshot.source import build
+
+    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, pvcs=True)
+    claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+    return build(header, items), claims
+
+
+def _scale_up(snap: Any, scale_up: bool, node_templates: str | None) -> Any:
+    if not scale_up:
+        return None
+    from ..autoscale.templates import infer_templates, load_templates
+    from ..diagnose.pending import ScaleUp
+
+    return ScaleUp(load_templates(node_templates) if node_templates else infer_templates(snap)[0])
+
+
+def _compare_versions(value: str | None, scheduler_version: str | None, feature_gates: str | None) -> list[Any]:
+    """The two versions of --compare-versions A,B (checked before the cluster is read), or []."""
+    if value is None:
+        return []
+    from ..errors import UserError
+    from ..preemption.gates import parse_gates
+    from .profilepick import parse_scheduler_version
+
+    if scheduler_version:
+        raise UserError("--compare-versions names both versions: drop --scheduler-version")
+    parts = [v.strip() for v in value.split(",") if v.strip()]
+    if len(parts) != 2:
+        raise UserError(f"--compare-versions wants two versions, e.g. 1.37,1.38; got {value!r}")
+    profiles = [parse_scheduler_version(v, "--compare-versions version") for v in parts]
+    if profiles[0] is profiles[1]:
+        raise UserError(f"--compare-versions: {parts[0]} and {parts[1]} are the same rules ({profiles[0].version})")
+    for p in profiles:
+        parse_gates(feature_gates, p)  # a gate one of the versions does not have is refused here
+    return profiles
+
+
+def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None, ns: str | None, selector: str | None,
+                      claims: Any, demo: bool, snapshot: str | None) -> dict:
+    from ..diagnose.pending import triage
+    from ..diagnose.upgrade import compare_triages
+    from ..preemption.gates import parse_gates
+    from ..report.profileinfo import profile_fields
+    from ..report.upgrade import version_diff_document
+
+    gates = [parse_gates(feature_gates, profile, "--compare-versions") for profile in versions]
+    # Scale-up is not compared (it does not depend on the version's preemption rules).
+    a, b = (triage(snap, g, ns, _label_selector(selector), _snapshot_time(snap), None, claims) for g in gates)
+    changes, compared = compare_triages(a, b)
+    return version_diff_document(changes, compared, [profile_fields(g) for g in gates], "demo" if demo else (snapshot or "cluster"),
+                                 ns, list(snap.warnings))
+
+
+def _pending_versions_output(doc: dict, output: str, color: Any, no_headers: bool) -> None:
+    from ..report.formats import parse_output
+    from ..report.upgrade import render_version_diff
+
+    fmt, _ = parse_output(output, DIAG_FORMATS)
+    if fmt in ("json", "yaml"):
+        _emit(doc, fmt)
+    else:
+        render_version_diff(doc, _console(color), no_headers=no_headers, err=_console(color, stderr=True))

@@ -1,0 +1,130 @@
+"""`kubectl wap simulate`: kube-scheduler played forward over every pending object (issue 14). The
+engine is kubectl_wap/simulate/, the rendering report/simulate.py."""
+
+from __future__ import annotations
+
+import sys
+
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import UserError
+from .analysis import _hypothetical_objects
+from .app import _console, _emit, _examples, _guard, app
+from .flags import Color, ColorOpt, DebugOpt, NoHeadersOpt, _output_opt
+from .inputs import _default_namespace, _early_gates, _gates_for, _load, _snapshot_time
+from .options import Hypothetical, Source, options
+
+
+SIMULATE_FORMATS = ("table", "wide", "json", "yaml", "html")
+
+
+@app.command(epilog=_examples(
+    "  # Play every pending pod and group of the demo to the end: who preempts whom\n  kubectl wap simulate --demo",
+    "  # The same with a hypothetical gang added, victims terminating for\n  # their grace period\n"
+    "  kubectl wap simulate podgroup new -n ml --demo --replicas 8 \\\n      --requests nvidia.com/gpu=1 --grace",
+    "  # As data\n  kubectl wap simulate --snapshot prod.json.gz -o json",
+))
+@options(src=Source, hyp=Hypothetical)
+def simulate(
+    kind: Annotated[Optional[str], typer.Argument(help="With --replicas or -f only: podgroup (or TYPE/NAME) of the hypothetical work to add.")] = None,
+    name: Annotated[Optional[str], typer.Argument(help="With --replicas only: the hypothetical group's name.")] = None,
+    src: Source = Source(),
+    hyp: Hypothetical = Hypothetical(),
+    at: Annotated[Optional[str], typer.Option("--at", help="Simulated start time (RFC 3339), when hypothetical work is submitted (default: the snapshot's capture time; live: now; a file without one: its latest timestamp).")] = None,
+    max_cycles: Annotated[int, typer.Option("--max-cycles", help="Stop after this many scheduling cycles.")] = 10_000,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Stop after this many seconds of computing.")] = 300.0,
+    recreate_victims: Annotated[bool, typer.Option("--recreate-victims/--no-recreate-victims", help="Victims with a controller owner reference come back as new pending pods (default on).")] = True,
+    grace: Annotated[bool, typer.Option("--grace", help="Victims keep their resources until their grace period ends (default: they are gone at once).")] = False,
+    grace_seconds: Annotated[int, typer.Option("--grace-seconds", help="With --grace: the grace period of pods whose terminationGracePeriodSeconds is not in the snapshot.")] = 30,
+    job_backoff_limit: Annotated[int, typer.Option("--job-backoff-limit", help="A Job's victims are recreated until it has failed more than this many times (Jobs are not in the snapshot).")] = 6,
+    storm_limit: Annotated[int, typer.Option("--storm-limit", help="Stop scheduling a preemptor once it has preempted the same victims this many times (a preemption storm).")] = 3,
+    output: _output_opt(SIMULATE_FORMATS) = "table",
+    color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Play kube-scheduler forward: every pending pod and group (plus hypothetical work) in queue order, cycle by
+    cycle, until the queue is empty or nothing can change; victims with a controller come back and are scheduled
+    too. Shows the timeline, who preempted whom, storms, what is still pending and why, and the totals."""
+
+    def run() -> None:
+        from ..report.formats import parse_output
+        from ..report.simulate import render_simulation
+
+        fmt, _ = parse_output(output, SIMULATE_FORMATS)
+        doc = simulation_report(kind, name, src, hyp, color, at=at, max_cycles=max_cycles, time_limit=time_limit,
+                                recreate_victims=recreate_victims, grace=grace, grace_seconds=grace_seconds,
+                                job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
+        if fmt in ("json", "yaml"):
+            _emit(doc, fmt)
+        elif fmt == "html":
+            from ..report.html import render_simulation_html
+
+            sys.stdout.write(render_simulation_html(doc))
+        else:
+            from ..report.escape import printable_doc
+
+            render_simulation(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+
+    _guard(debug, run)
+
+
+def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color = Color.never, *,
+                      at: str | None = None, max_cycles: int = 10_000, time_limit: float = 300.0, recreate_victims: bool = True,
+                      grace: bool = False, grace_seconds: int = 30, job_backoff_limit: int = 6, storm_limit: int = 3) -> dict:
+    """simulate's answer (the command and the MCP tool): the Simulation document."""
+    import time
+
+    from ..model import lookup
+    from ..report.simulate import simulation_document
+    from ..simulate import Options
+    from ..simulate import simulate as play
+    from ..snapshot.decode.convert import parse_time
+
+    for flag, v in (("--max-cycles", max_cycles), ("--storm-limit", storm_limit)):
+        if v < 1:
+            raise UserError(f"{flag} must be at least 1, not {v}")
+    if not time_limit > 0 or grace_seconds < 0 or job_backoff_limit < 0:
+        raise UserError("--time-limit must be positive; --grace-seconds and --job-backoff-limit at least 0")
+    start = parse_time(at) if at else None
+    if at and start is None:
+        raise UserError(f"--at: want an RFC 3339 time such as 2026-12-01T12:00:00Z, got {at!r}")
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = src.namespace or _default_namespace(src)
+    kind_, name_ = lookup.split_type_name(kind, name)
+    extra = None
+    if hyp.file or any(v is not None for v in (hyp.replicas, hyp.requests, hyp.priority_class, hyp.min_count,
+                                               hyp.disruption_mode, hyp.node_selector, hyp.toleration, hyp.preemption_policy)):
+        extra, kind_, ns, name_ = _hypothetical_objects(kind_, name_, hyp, ns, src.namespace)
+    elif kind_ or name_:
+        raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
+    extras: dict = {}
+    snap = _load(src, color, extra, extras)
+    if hyp.ignore_gates:
+        from ..preemption.liftgates import lift_all_gates
+
+        snap, _ = lift_all_gates(snap)
+    # the version's rules, as every analysing command picks them (it used to be 1.37 whatever was asked)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    lookup.check_cluster(snap, need_pods=extra is None)
+    if start is None:  # the capture time; live: now; a file without one: its latest timestamp (engine default)
+        start = _snapshot_time(snap) or (None if src.snapshot or src.demo else time.time())
+    submitted = frozenset(((o.get("metadata") or {}).get("namespace") or ns, (o.get("metadata") or {}).get("name"))
+                          for o in extra or [] if o.get("kind") == "Pod")
+    opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
+                   grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
+    sim = play(snap, opts, extras, start, submitted)
+    if recreate_victims and sim.evictions and not any(ex.owner_kind for ex in extras.values()):
+        sim.warnings.append("no pod in this source carries a controller owner reference (snapshots saved by kubectl wap before "
+                            "formatVersion 3 keep none): no victim is recreated; take a new snapshot or use a `kubectl get -o yaml` "
+                            "dump to see cascades")
+    options_doc = {"maxCycles": max_cycles, "recreateVictims": recreate_victims, "grace": grace, "graceSeconds": grace_seconds,
+                   "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
+    source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
+    doc = simulation_document(sim, source, gates.spelled(), options_doc)
+    from ..report.profileinfo import profile_fields
+
+    doc.update(profile_fields(gates))
+    return doc

@@ -1,0 +1,80 @@
+"""`kubectl wap why-preempted`: who most likely preempted a pod or PodGroup, and whether our analysis
+agrees (issue 17). The forensics are kubectl_wap/diagnose/forensics.py, the rendering
+report/diagnose.py."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .app import _console, _emit, _examples, _guard, app
+from .flags import (
+    DIAG_FORMATS,
+    Color,
+    ColorOpt,
+    ContextOpt,
+    DebugOpt,
+    DemoOpt,
+    GatesOpt,
+    KubeconfigOpt,
+    NamespaceOpt,
+    NoHeadersOpt,
+    SchedVersionOpt,
+    SnapshotOpt,
+    TimeoutOpt,
+    _output_opt,
+)
+from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
+from .options import Source
+
+
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
+def why_preempted_cmd(
+    kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
+    name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
+    snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
+    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
+    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+) -> None:
+    """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
+    in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
+    replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
+
+    def run() -> None:
+        from ..report.diagnose import render_forensics
+
+        src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+        doc = forensics_report(kind, name, src, color)
+        from ..report.formats import parse_output
+
+        fmt, _ = parse_output(output, DIAG_FORMATS)
+        if fmt in ("json", "yaml"):
+            _emit(doc, fmt)
+        else:
+            render_forensics(doc, _console(color), no_headers=no_headers)
+
+    _guard(debug, run)
+
+def forensics_report(kind: str, name: str, src: Source, color: Color = Color.never) -> dict:
+    """why-preempted's answer (the command and the MCP tool): the PreemptionForensics document."""
+    import time
+
+    from ..diagnose.forensics import why_preempted
+    from ..report.diagnose import forensics_document
+    from ..report.profileinfo import profile_fields
+    from ..snapshot.decode.evidence import collect_evidence
+    from ..snapshot.source import build
+
+    _early_gates(src.feature_gates, src.scheduler_version)
+    ns = src.namespace or _default_namespace(src)
+    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, events=True)
+    conds, events = collect_evidence(items)
+    snap = build(header, items)
+    gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    now = _snapshot_time(snap) if (src.snapshot or src.demo) else time.time()
+    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
+    doc.update(profile_fields(gates))
+    return doc

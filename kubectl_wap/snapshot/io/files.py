@@ -1,0 +1,560 @@
+"""Load cluster state from files: our snapshot format (JSON, optionally gzip), a `kubectl get
+-o json|yaml` List, multi-document YAML, a directory of such files, and `.gz` of any of them."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import io
+import itertools
+import json
+import os
+import stat
+import zlib
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from ...errors import UserError
+
+try:  # orjson parses our snapshots ~30% faster than json (measured: 50 MB, 0.98 s vs 1.4 s)
+    import orjson as _orjson
+except ImportError:  # optional: the zipapp plugin may run without compiled extensions
+    _orjson = None
+from ...model import Snapshot, SnapshotHeader
+from ..decode.convert import build_snapshot, pod_from_row
+
+try:  # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18)
+    from ..decode import lean as _lean
+except ImportError:  # optional like orjson: the plugin archive bundles no compiled JSON library
+    _lean = None
+from ..decode.spectemplates import Decoder, check_version
+
+SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
+_EXTS = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz", ".gz")
+
+
+# Bounds on what one input may cost (issue 19). The decompressed size of each file is capped
+# (`--max-input-size`; a 47 MB gzip can expand to 10 GB), and YAML aliases may expand a document to
+# at most this many nodes beyond the ones written out (a 1 KB "billion laughs" expands to 10^9).
+MAX_INPUT_BYTES_DEFAULT = 4 << 30
+MAX_DOCUMENT_BYTES_DEFAULT = MAX_INPUT_BYTES_DEFAULT
+max_input_bytes = MAX_INPUT_BYTES_DEFAULT
+YAML_ALIAS_BUDGET = 100_000
+_CHUNK = 1 << 20
+_IN_CHUNK = 1 << 16  # gzip input fed per call (see _gunzip)
+
+
+def set_max_input_size(n: int) -> None:
+    global max_input_bytes
+    max_input_bytes = n
+
+
+def _too_big(path: Path) -> UserError:
+    return UserError(f"{path}: larger than --max-input-size ({max_input_bytes:,} bytes after decompression)")
+
+
+def check_regular(path: Path) -> None:
+    """Refuse FIFOs, character devices and sockets before opening them: a FIFO blocks open()
+    forever and /dev/zero never ends. (A directory is handled by the callers.)"""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        what = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
+        raise UserError(f"{path}: is {what}; give a regular file")
+
+
+def _read_bytes(path: Path) -> bytes:
+    check_regular(path)
+    limit = max_input_bytes
+    try:
+        with open(path, "rb") as f:
+            # read(n) allocates n bytes up front: ask for what the file holds, not the limit
+            raw = f.read(min(os.fstat(f.fileno()).st_size, limit) + 1)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(raw) > limit:
+        raise _too_big(path)
+    if raw[:2] == b"\x1f\x8b":
+        raw = _gunzip(path, raw, limit)
+    return raw
+
+
+def _gunzip(path: Path, raw: bytes, limit: int) -> bytes:
+    """gzip.decompress with the output capped at `limit` (checked as it grows, chunk by chunk).
+    Input is fed in slices of _IN_CHUNK and every member is found by its offset: zlib copies the
+    input it has not used (`unconsumed_tail`, `unused_data`), so handing it the whole rest of the
+    file copied that rest once per output megabyte (9.5 of 24 s loading an 830 MB List from its
+    47 MB gzip), and once per member of a many-member file (bgzip writes one per 64 KiB). The
+    bytearray is returned as it is (every reader takes bytes-like input): a copy would double the
+    peak memory of a large file."""
+    out = bytearray()
+    data = memoryview(raw)
+    start = 0
+    try:
+        while start < len(data):
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # one gzip member, from `start`
+            pos = start
+            while not d.eof:
+                if pos >= len(data):
+                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
+                buf: bytes | memoryview = data[pos:pos + _IN_CHUNK]
+                pos += len(buf)
+                while buf and not d.eof:
+                    chunk = d.decompress(buf, _CHUNK)
+                    buf = d.unconsumed_tail
+                    if chunk:
+                        out += chunk
+                        if len(out) > limit:
+                            raise _too_big(path)
+            # The member ended inside the last slice fed (a suffix of it is unused): more members
+            # may follow, and zero padding between them is skipped.
+            start = _skip_zeros(data, pos - len(d.unused_data))
+            if start < len(data) and data[start:start + 2] != b"\x1f\x8b":
+                raise OSError("trailing garbage after the gzip data")
+    except (OSError, EOFError, zlib.error) as e:
+        raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+    return out  # type: ignore[return-value]
+
+
+def _skip_zeros(data: memoryview, at: int) -> int:
+    """The offset of the first non-zero byte at or after `at` (len(data) if none)."""
+    while at < len(data):
+        piece = data[at:at + _IN_CHUNK].tobytes()
+        rest = piece.lstrip(b"\x00")
+        if rest:
+            return at + len(piece) - len(rest)
+        at += len(piece)
+    return at
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UserError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start+1]!r})") from None
+
+
+def read_text(path: Path) -> str:
+    """A whole (maybe gzip) UTF-8 file, with the same bounds and one-line errors as any input."""
+    return _decode(path, _read_bytes(path))
+
+
+def _documents(path: Path, raw: bytes, whole: bool = False) -> list[Any]:
+    stripped = raw.lstrip()
+    if stripped[:1] in (b"{", b"["):
+        found = _lean.decode_list(raw) if _lean is not None and not whole else None
+        if found is not None:
+            kind, items = found
+            return [{"kind": kind, "items": list(items)}]
+        if _orjson is not None:
+            try:
+                return [_orjson.loads(raw)]
+            except _orjson.JSONDecodeError:
+                pass  # fall through: the stdlib parser gives the line/column for the error
+        try:
+            return [json.loads(raw)]
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        except RecursionError:
+            raise UserError(f"{path}: invalid JSON: nested too deeply") from None
+        except UnicodeDecodeError:
+            _decode(path, raw)
+            raise
+        except ValueError as e:  # a number of more than 4300 digits (int_max_str_digits)
+            raise UserError(f"{path}: invalid JSON: {str(e).split(';')[0]}") from None
+    text = _decode(path, raw)
+    return safe_yaml(text, str(path), UserError, many=True)
+
+
+def _yaml_loader() -> type:
+    """A C-speed safe loader that checks, before constructing each document, how far its aliases
+    expand it: a repeated node (an alias) is shared by reference here, but anything that walks the
+    result (a cache key, a copy, a dump) pays for the expanded size."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class BoundedLoader(base):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: Any) -> Any:
+            _check_expansion(node)
+            return super().construct_document(node)
+
+    # Timestamps stay strings, as they do when kubectl reads YAML (YAML -> JSON): an unquoted
+    # `startTime: 2020-01-01T00:00:00Z` must read exactly like the quoted one.
+    BoundedLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+    _LOADER = BoundedLoader
+    return _LOADER
+
+
+_LOADER: type | None = None
+
+
+class _AliasBomb(Exception):
+    pass
+
+
+def _check_expansion(root: Any) -> None:
+    """Refuse a document whose aliases expand it by more than YAML_ALIAS_BUDGET nodes, or that
+    contains itself (a recursive alias). Iterative: a deeply nested document is no problem here."""
+    import yaml
+
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        nid = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            size[nid] = 1
+            continue
+        kids = [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else node.value
+        if done:
+            on_path.discard(nid)
+            size[nid] = 1 + sum(size[id(k)] for k in kids)
+            if size[nid] > len(size) + YAML_ALIAS_BUDGET:
+                raise _AliasBomb(f"YAML aliases expand the document beyond {YAML_ALIAS_BUDGET:,} extra nodes (line {node.start_mark.line + 1}); write the values out")
+            continue
+        if nid in size:
+            continue
+        if nid in on_path:
+            raise _AliasBomb(f"a YAML alias refers to a node that contains it (line {node.start_mark.line + 1})")
+        on_path.add(nid)
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids)
+
+
+def safe_yaml(text: str, what: str, error: type[Exception] = UserError, many: bool = False) -> Any:
+    """yaml.safe_load (or the list of non-empty documents with `many`), bounded: alias expansion
+    is budgeted, nesting depth is an error, and every failure is one line naming `what`."""
+    import yaml  # lazily: YAML is only for hand-written files
+
+    loader = _yaml_loader()
+    try:
+        if many:
+            return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+    except _AliasBomb as e:
+        raise error(f"{what}: {e}") from None
+    except RecursionError:
+        raise error(f"{what}: invalid YAML: nested too deeply") from None
+    except ValueError as e:  # the int constructor on a number of more than 4300 digits
+        raise error(f"{what}: invalid YAML: {str(e).split(';')[0]}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise error(f"{what}: invalid YAML{where}: {problem}") from None
+
+
+def _items(path: Path, doc: Any, header: SnapshotHeader) -> Iterator[Any]:
+    if isinstance(doc, list):
+        yield from doc
+        return
+    if not isinstance(doc, dict):
+        raise UserError(f"{path}: expected Kubernetes objects, found {type(doc).__name__}")
+    if doc.get("kind") == "Snapshot":
+        if doc.get("apiVersion") != SNAPSHOT_API_VERSION:
+            raise UserError(f"{path}: unsupported snapshot apiVersion {doc.get('apiVersion')!r} (want {SNAPSHOT_API_VERSION})")
+        _fill_header(header, doc.get("header"))
+        version = header.format_version if isinstance(doc.get("header"), dict) else 1
+        check_version(f"{path}: ", version)
+        items = doc.get("items")
+        if not isinstance(items, list):
+            raise UserError(f"{path}: snapshot has no 'items' list")
+        if version >= 2:
+            yield from Decoder(f"{path}: ", version=version).items(items)
+        else:
+            yield from items
+    elif isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
+        list_kind = doc["kind"][: -len("List")]
+        for it in doc["items"]:
+            if isinstance(it, dict) and "kind" not in it and list_kind:
+                it = dict(it, kind=list_kind)  # typed lists (`PodList`) omit item kinds
+            yield it
+    else:
+        yield doc
+
+
+def _fill_header(header: SnapshotHeader, h: Any) -> None:
+    if not isinstance(h, dict):
+        return
+    fv = h.get("formatVersion", 1)
+    try:
+        if isinstance(fv, bool) or not isinstance(fv, (int, str)):
+            raise ValueError
+        header.format_version = int(fv or 1)
+    except ValueError:
+        shown = repr(fv) if len(repr(fv)) <= 40 else repr(fv)[:37] + "..."
+        raise UserError(f"snapshot header: formatVersion must be an integer, got {shown}") from None
+    header.captured_at = str(h.get("capturedAt", ""))
+    server = h.get("server") if isinstance(h.get("server"), dict) else {}
+    header.server_url = str(server.get("url", ""))
+    header.server_version = str(server.get("version", ""))
+    for attr, key in (("listed", "listed"), ("not_served", "notServed"), ("forbidden", "forbidden")):
+        v = h.get(key)
+        if isinstance(v, list):
+            setattr(header, attr, [str(x) for x in v])
+    if isinstance(h.get("resourceVersions"), dict):
+        header.resource_versions = {str(k): str(v) for k, v in h["resourceVersions"].items()}
+    if isinstance(h.get("warnings"), list):
+        header.warnings = [str(w) for w in h["warnings"]]
+    if isinstance(h.get("counts"), dict):
+        header.counts = {str(k): v for k, v in h["counts"].items() if isinstance(v, int)}
+
+
+def _files_in(path: Path) -> list[Path]:
+    out = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(_EXTS))
+    if not out:
+        raise UserError(f"{path}: directory holds no .json/.yaml/.yml(.gz) files")
+    return out
+
+
+_SNAPSHOT_PREFIX = b'{"apiVersion":"' + SNAPSHOT_API_VERSION.encode() + b'","kind":"Snapshot","header":'
+_ITEMS_OPEN = b',"items":['
+
+
+_loads = _orjson.loads if _orjson is not None else json.loads
+
+
+_FIRST_LINE_MAX = 64 << 20
+
+
+def _open_lines(path: Path) -> Any:
+    """A binary file object over the (maybe gzip) file, with a large buffer: iterating its lines
+    then runs in C (GzipFile's own line iteration costs a Python call per line). A helper thread
+    decompressing ahead was tried and gained nothing (the GIL hand-offs eat the overlap)."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return io.BufferedReader(gzip.GzipFile(path, "rb"), 1 << 20)  # type: ignore[arg-type]
+    return open(path, "rb", buffering=1 << 20)
+
+
+def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+    """Stream our own snapshot format, one item per line as `write_snapshot` lays it out, so a
+    150k-pod snapshot is never held as raw JSON all at once (peak memory stays near the lean
+    model's). Returns None when the file is not laid out that way (then it is read whole)."""
+    try:
+        f = _open_lines(path)
+    except OSError:
+        return None
+    try:
+        first = f.readline(_FIRST_LINE_MAX)
+    except (OSError, EOFError, zlib.error):
+        f.close()
+        return None  # the whole-file reader reports corrupt data with a clear message
+    if not first.startswith(_SNAPSHOT_PREFIX) or not first.endswith(b"\n"):
+        f.close()
+        return None  # not our layout (or a first line too long for it): the bounded whole-file reader
+    try:
+        text = first.decode("utf-8")
+        h, end = json.JSONDecoder().raw_decode(text, len(_SNAPSHOT_PREFIX))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        f.close()
+        return None
+    rest = text[end:].encode("utf-8")
+    if not rest.startswith(_ITEMS_OPEN):
+        f.close()
+        return None
+    header = SnapshotHeader(source=str(path))
+    try:
+        _fill_header(header, h)
+    except (TypeError, ValueError):
+        f.close()
+        return None
+    version = header.format_version if isinstance(h, dict) else 1
+    try:
+        check_version(f"{path}: ", version)
+    except UserError:
+        f.close()
+        raise
+    decoder = Decoder(f"{path}: ", pod_from_row, version) if version >= 2 else None
+
+    def _parse_line(body: bytes, lineno: int) -> Any:
+        try:
+            return _loads(body)
+        except (ValueError, TypeError) as e:
+            raise UserError(f"{path}: invalid JSON on snapshot line {lineno}: {e}") from None
+
+    def _last(body: bytes, lineno: int) -> tuple[Any, bool]:
+        """(item, closes the list) for a line that does not end in a comma."""
+        if body.endswith(b"]}"):
+            # `<item>]}` closes the list; an item whose own last field is a list also ends in
+            # "]}", so fall back to reading the line as one item.
+            try:
+                return _loads(body[:-2]), True
+            except (ValueError, TypeError):
+                return _parse_line(body, lineno), False
+        return _parse_line(body, lineno), False  # no comma: the list closes on a later line
+
+    def items(models: bool) -> Iterator[Any]:
+        decode = None if decoder is None else decoder.model if models else decoder.item
+        loads = _loads
+        lineno = 0
+        n = 0
+        total, limit = len(first), max_input_bytes
+        try:
+            for line in itertools.chain((rest[len(_ITEMS_OPEN):],), f):
+                lineno += 1
+                total += len(line)
+                if total > limit:
+                    raise _too_big(path)
+                done = False
+                if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
+                    try:
+                        obj = loads(line[:-2])
+                    except (ValueError, TypeError):
+                        obj = _parse_line(line.strip()[:-1], lineno)
+                else:
+                    body = line.strip()
+                    if body == b"]}":
+                        return
+                    if body.endswith(b","):
+                        obj = _parse_line(body[:-1], lineno)
+                    elif body:
+                        obj, done = _last(body, lineno)
+                    else:
+                        continue
+                if decode is not None:
+                    try:
+                        obj = decode(obj, n)
+                    except UserError as e:
+                        msg = str(e)
+                        raise UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
+                n += 1
+                if obj is not None:
+                    yield obj
+                if done:
+                    return
+            raise UserError(f"{path}: snapshot ends early at line {lineno + 1} (truncated file?)")
+        except (OSError, EOFError, zlib.error) as e:
+            raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
+        finally:
+            f.close()
+
+    return header, SnapshotItems(items, decoder)
+
+
+class SnapshotItems:
+    """The items of a streamed snapshot, readable once. Iterating gives the items as written
+    (dicts); `models()` gives the same sequence with formatVersion 2 and 3 pod rows already
+    converted to Pods, which build_snapshot accepts: the fast path when nothing else looks at raw
+    items. `decoder` (None for formatVersion 1) is what converts the rows: its `on_row` hears of
+    each (owners.py)."""
+
+    def __init__(self, make: Callable[[bool], Iterator[Any]], decoder: Decoder | None = None) -> None:
+        self._make = make
+        self.decoder = decoder
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._make(False)
+
+    def models(self) -> Iterator[Any]:
+        return self._make(True)
+
+
+def model_items(items: Iterable[Any]) -> Iterable[Any]:
+    """What build_snapshot should read for `items`: their models() when they are SnapshotItems."""
+    return items.models() if isinstance(items, SnapshotItems) else items
+
+
+def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+    """Item-by-item reading when the file's layout allows it: our snapshot format, or a large
+    `kubectl get -o json` List. None means: read the whole document (load_items)."""
+    check_regular(path)
+    if not path.is_file():
+        return None
+    streamed = stream_snapshot(path)
+    if streamed is not None:
+        return streamed
+    if not path.name.endswith((".json", ".json.gz", ".gz")):
+        return None
+    from .liststream import stream_list
+
+    try:
+        raw = _read_bytes(path)
+    except UserError:
+        return None  # the whole-document reader reports it
+    found = _lean.decode_list(raw) if _lean is not None else None
+    if found is not None:
+        return SnapshotHeader(source=str(path)), found[1]
+    return stream_list(path, raw)
+
+
+def load_items(path: str | os.PathLike, whole: bool = False) -> tuple[SnapshotHeader, list[Any]]:
+    """Every object of a file or directory. `whole`: every field of every object (the lean
+    decoder keeps only what the engine reads; tests/oracle sends objects to an API server)."""
+    p = Path(path)
+    header = SnapshotHeader(source=str(p))
+    files = _files_in(p) if p.is_dir() else [p]
+    items: list[Any] = []
+    for f in files:
+        raw = _read_bytes(f)
+        if not raw.strip():
+            raise UserError(f"{f}: empty file (no Kubernetes objects to read)")
+        before = len(items)
+        for doc in _documents(f, raw, whole):
+            items.extend(_items(f, doc, header))
+        if len(items) == before and not _is_snapshot(raw):
+            raise UserError(f"{f}: holds no Kubernetes objects")
+    return header, items
+
+
+def _is_snapshot(raw: bytes) -> bool:
+    """Our own snapshot format may hold no items (a capture of an empty namespace is still one)."""
+    return b'"kind":"Snapshot"' in raw[:200] or b'"kind": "Snapshot"' in raw[:200]
+
+
+def load_snapshot(path: str | os.PathLike) -> Snapshot:
+    """Read a snapshot or manifest file/directory into the model. User errors are one line."""
+    enabled = gc.isenabled()
+    gc.disable()  # the load allocates millions of small objects and frees none: GC is pure cost
+    try:
+        streamed = stream_file(Path(path))
+        header, items = streamed if streamed is not None else load_items(path)
+        snap = build_snapshot(model_items(items), header, source=f"{path}: ")
+    finally:
+        if enabled:
+            gc.enable()
+    return snap
+
+
+DEMO_PATH = Path(__file__).resolve().parent.parent.parent / "data" / "demo-snapshot.json"
+DEMO_MISSING = "the bundled demo snapshot is missing from this installation"
+# Further bundled clusters, named on --snapshot with a leading "@" (no file name starts with it in
+# practice; ./@x still reads a file): @demo-dra is the Dynamic Resource Allocation demo (issue 15,
+# tools/make_demo_dra.py).
+BUNDLED = {"@demo-dra": DEMO_PATH.parent / "demo-dra-snapshot.json"}
+
+
+def snapshot_path(name: str) -> Path:
+    """The file --snapshot NAME reads: a bundled cluster for "@name", else the path itself."""
+    if not name.startswith("@"):
+        return Path(name)
+    p = BUNDLED.get(name)
+    if p is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(BUNDLED), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else f" (bundled: {', '.join(sorted(BUNDLED))})"
+        raise UserError(f"no bundled snapshot {name}{hint}")
+    if not p.exists():
+        raise UserError(f"the bundled snapshot {name} is missing from this installation")
+    return p
+
+
+def load_demo() -> Snapshot:
+    if not DEMO_PATH.exists():
+        raise UserError(DEMO_MISSING)
+    return load_snapshot(DEMO_PATH)

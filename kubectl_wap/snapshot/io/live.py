@@ -1,0 +1,384 @@
+"""Read a live cluster into a snapshot header plus stripped raw objects.
+
+Speed and memory matter at 150k pods: pages of 500 are parsed with ``json.loads`` and stripped
+before the next page is fetched (never deserialized into kubernetes model objects, ~40 s), and the
+garbage collector is off during the load (millions of small dicts would otherwise trigger repeated
+full collections that find nothing to free).
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from kubectl_wap.errors import ClusterAccessError
+from kubectl_wap.snapshot.io.discovery import resolve
+from kubectl_wap.snapshot.io.readonly import ReadOnlyClient, Response, connect
+from kubectl_wap.snapshot.share.strip import strip_object
+
+try:
+    from kubectl_wap.snapshot.decode import lean as _lean
+except ImportError:  # optional (see files.py)
+    _lean = None
+
+PAGE_LIMIT = 500
+# Bounds on one list, against a broken or hostile server: pages of 500 make 100k pages 50M
+# objects (far beyond any cluster); a continue token seen before means the server loops.
+MAX_PAGES = 100_000
+MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
+FORMAT_VERSION = 1
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str  # resource.group, as kubectl names it; the header key
+    group: str  # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    required: bool  # without it there is no analysis: 403/404 is an error, not a warning
+    # What the answer loses when the resource cannot be read (completes "...: <effect>").
+    effect: str = ""
+    # The versions whose object shape we read, most stable first: the resource is listed at the
+    # first the server serves (discovery.py). Empty: only `version`, no discovery.
+    versions: tuple[str, ...] = ()
+
+    def path(self, namespace: str | None) -> str:
+        root = "/api/v1" if not self.group else f"/apis/{self.group}/{self.version}"
+        if self.namespaced and namespace:
+            return f"{root}/namespaces/{namespace}/{self.plural}"
+        return f"{root}/{self.plural}"
+
+    @property
+    def api_version(self) -> str:
+        return self.version if not self.group else f"{self.group}/{self.version}"
+
+
+# PodGroup and CompositePodGroup: v1.37 serves them at v1beta1 / v1alpha3, v1.38 both at v1beta1
+# (and v1alpha3 with alpha APIs on); the specs have the same fields at each (discovery.py).
+_SCHEDULING_VERSIONS = ("v1", "v1beta1", "v1alpha3")
+# DRA objects are read at v1 only (the beta shapes differ); discovery names a beta-only server.
+_DRA_VERSIONS = ("v1",)
+
+RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec("nodes", "", "v1", "nodes", "Node", False, True),
+    ResourceSpec("pods", "", "v1", "pods", "Pod", True, True),
+    ResourceSpec(
+        "namespaces", "", "v1", "namespaces", "Namespace", False, False,
+        "namespace labels are unknown, so affinity terms with a namespaceSelector may match differently",
+    ),
+    ResourceSpec(
+        "priorityclasses.scheduling.k8s.io", "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
+        False, False,
+        "PriorityClass values are unknown; pods keep their admitted spec.priority, but PodGroups that only "
+        "name a priorityClassName (or rely on the global default) may get a different priority",
+    ),
+    ResourceSpec(
+        "poddisruptionbudgets.policy", "policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, False,
+        "PDBs are ignored, so victims protected by a PDB may be reported as preemptible",
+    ),
+    ResourceSpec(
+        "podgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", True, False,
+        "PodGroups are unknown, so gang scheduling and workload-aware preemption are not simulated and "
+        "pods are treated one by one",
+        _SCHEDULING_VERSIONS,
+    ),
+    ResourceSpec(
+        "compositepodgroups.scheduling.k8s.io", "scheduling.k8s.io", "v1alpha3", "compositepodgroups",
+        "CompositePodGroup", True, False,
+        "CompositePodGroups are unknown, so groups of PodGroups are neither scheduled nor preempted together",
+        _SCHEDULING_VERSIONS,
+    ),
+    # Dynamic Resource Allocation (issue 15): what the DynamicResources filter reads.
+    ResourceSpec(
+        "deviceclasses.resource.k8s.io", "resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False, False,
+        "DeviceClasses are unknown, so pods with DRA resource claims cannot be allocated devices", _DRA_VERSIONS,
+    ),
+    ResourceSpec(
+        "resourceslices.resource.k8s.io", "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, False,
+        "ResourceSlices are unknown, so no DRA devices are available to pods with resource claims", _DRA_VERSIONS,
+    ),
+    ResourceSpec(
+        "resourceclaims.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, False,
+        "ResourceClaims are unknown, so devices allocated to running pods look free", _DRA_VERSIONS,
+    ),
+    ResourceSpec(
+        "resourceclaimtemplates.resource.k8s.io", "resource.k8s.io", "v1", "resourceclaimtemplates",
+        "ResourceClaimTemplate", True, False,
+        "ResourceClaimTemplates are unknown, so pending pods whose claims come from a template cannot be allocated devices",
+        _DRA_VERSIONS,
+    ),
+)
+
+
+# The storage objects the volume filters read (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+# VolumeZone; framework/volumes.py). PVCs were read only on request before (`snapshot --pvcs`).
+PVCS = ResourceSpec(
+    "persistentvolumeclaims", "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, False,
+    "PersistentVolumeClaims are unknown, so the volume filters are not applied and pending pods waiting for "
+    "unbound claims are not named",
+)
+STORAGE_RESOURCES: tuple[ResourceSpec, ...] = (
+    PVCS,
+    ResourceSpec(
+        "persistentvolumes", "", "v1", "persistentvolumes", "PersistentVolume", False, False,
+        "PersistentVolumes are unknown, so bound volumes' node affinity and zones (VolumeBinding, VolumeZone) "
+        "and CSI attach limits (NodeVolumeLimits) are not checked",
+    ),
+    ResourceSpec(
+        "storageclasses.storage.k8s.io", "storage.k8s.io", "v1", "storageclasses", "StorageClass", False, False,
+        "StorageClasses are unknown, so unbound claims' binding mode (VolumeBinding, VolumeZone) is not checked",
+    ),
+    ResourceSpec(
+        "csinodes.storage.k8s.io", "storage.k8s.io", "v1", "csinodes", "CSINode", False, False,
+        "CSINodes are unknown, so CSI attach limits (NodeVolumeLimits) are not checked",
+    ),
+)
+# What the API server's admission gives a new pod (podadmission.py): a hypothetical pod gets its
+# namespace's LimitRange defaults and its RuntimeClass's overhead and scheduling constraints.
+ADMISSION_RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec(
+        "runtimeclasses.node.k8s.io", "node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False, False,
+        "RuntimeClasses are unknown, so a hypothetical pod's runtimeClassName adds no overhead or scheduling constraints",
+    ),
+    ResourceSpec(
+        "limitranges", "", "v1", "limitranges", "LimitRange", True, False,
+        "LimitRanges are unknown, so hypothetical pods get no namespace resource defaults",
+    ),
+)
+RESOURCES = RESOURCES + STORAGE_RESOURCES + ADMISSION_RESOURCES
+
+# Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
+EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
+
+
+class _Gone(Exception):
+    """410 Gone during pagination: the continue token expired; restart the list."""
+
+
+def new_header(server_url: str = "", server_version: str = "") -> dict[str, Any]:
+    return {
+        "formatVersion": FORMAT_VERSION,
+        "capturedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "server": {"url": server_url, "version": server_version},
+        "listed": [],
+        "notServed": [],
+        "forbidden": [],
+        "resourceVersions": {},
+        "counts": {},
+        "warnings": [],
+    }
+
+
+def load_live(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float = 30.0,
+    progress: Progress | None = None,
+    events: bool = False,
+    pvcs: bool = False,
+) -> tuple[dict, list[dict]]:
+    """List the cluster (GET only) and return (snapshot header, stripped raw items).
+
+    `namespace` None lists namespaced resources in all namespaces; otherwise pods, PDBs, PodGroups
+    and CompositePodGroups come from that namespace only (header["namespace"] records it) while
+    nodes, namespaces and PriorityClasses are always cluster-wide. Header "listed" names the
+    resources actually read; the others are in "notServed" or "forbidden" with a warning each.
+    """
+    client = connect(kubeconfig, context, request_timeout)
+    try:
+        header, items = read_cluster(client, namespace, progress)
+        if events:
+            start = len(items)
+            _list_resource(client, EVENTS, namespace, items, header, progress)
+            # Only preemption events matter; the rest are noise (and may say more than we want to keep).
+            items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
+        # `pvcs` (snapshot --pvcs) is kept for compatibility: PVCs are always read now (RESOURCES).
+        return header, items
+    finally:
+        client.close()
+
+
+def read_cluster(
+    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None
+) -> tuple[dict, list[dict]]:
+    """The body of :func:`load_live` for an already-connected client."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        header = new_header(client.server_url, _server_version(client))
+        if namespace:
+            header["namespace"] = namespace
+        items: list[dict] = []
+        specs, warnings = resolve(RESOURCES, client.get)
+        header["warnings"].extend(warnings)
+        for spec in specs:
+            _list_resource(client, spec, namespace, items, header, progress)
+            if spec.name in header["listed"] and spec.versions:
+                # the version each discovered resource was read at (discovery.py)
+                header.setdefault("apiVersions", {})[spec.name] = spec.api_version
+        return header, items
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _server_version(client: ReadOnlyClient) -> str:
+    # /version is informational: any failure other than bad credentials or an unreachable server
+    # (both raised by client.get) leaves it empty.
+    resp = client.get("/version")
+    if resp.status != 200:
+        return ""
+    try:
+        return str(resp.json().get("gitVersion", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _scope(spec: ResourceSpec, namespace: str | None) -> str:
+    return f"in namespace {namespace!r}" if spec.namespaced and namespace else "at the cluster scope"
+
+
+def _list_resource(
+    client: ReadOnlyClient,
+    spec: ResourceSpec,
+    namespace: str | None,
+    items: list[dict],
+    header: dict,
+    progress: Progress | None,
+) -> None:
+    start = len(items)
+    for _attempt in range(MAX_RESTARTS + 1):
+        try:
+            outcome = _paginate(client, spec, namespace, items, header, progress)
+        except _Gone:
+            del items[start:]  # a restarted list must not leave the partial first attempt behind
+            continue
+        if outcome is None:
+            return  # not served / forbidden, already recorded
+        header["listed"].append(spec.name)
+        header["resourceVersions"][spec.name] = outcome
+        header["counts"][spec.name] = len(items) - start
+        return
+    raise ClusterAccessError(
+        f"listing {spec.name} {_scope(spec, namespace)} was restarted {MAX_RESTARTS} times after "
+        f"410 Gone (the cluster changes faster than we can page); try again or use a smaller scope"
+    )
+
+
+def _paginate(
+    client: ReadOnlyClient,
+    spec: ResourceSpec,
+    namespace: str | None,
+    items: list[dict],
+    header: dict,
+    progress: Progress | None,
+) -> str | None:
+    """Append every object of one resource to `items`; return the list's resourceVersion.
+
+    Returns None when the resource is not served or forbidden (recorded in the header).
+    """
+    path = spec.path(namespace)
+    token = ""
+    resource_version = ""
+    count = 0
+    seen_tokens: set[str] = set()
+    templates = _lean.PageTemplates() if _lean is not None else None
+    for _page in range(MAX_PAGES):
+        query = [("limit", str(PAGE_LIMIT))]
+        if token:
+            query.append(("continue", token))
+        resp = client.get(path, query)
+        if resp.status == 410:
+            raise _Gone()
+        if resp.status != 200:
+            if not token:
+                return _unavailable(spec, namespace, resp, header)
+            raise ClusterAccessError(
+                f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
+                f"{resp.status} {resp.server_message()}"
+            )
+        try:
+            doc = _decode_page(resp, spec.kind, templates)
+        except ValueError:
+            raise ClusterAccessError(
+                f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
+            ) from None
+        del resp  # drop the page's bytes before stripping: halves peak memory per page
+        page = _check_list(doc, spec, client.server_url, path)
+        kind, api_version = spec.kind, spec.api_version
+        for raw in page:
+            if not isinstance(raw, dict):
+                raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object")
+            raw["apiVersion"] = api_version
+            raw["kind"] = kind
+            items.append(strip_object(raw))
+        count += len(page)
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        resource_version = resource_version or str(meta.get("resourceVersion") or "")
+        if progress is not None:
+            progress(spec.name, count)
+        token = str(meta.get("continue") or "")
+        if not token:
+            return resource_version
+        if token in seen_tokens:
+            raise ClusterAccessError(
+                f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
+                f"(page {_page + 1}); it would loop forever"
+            )
+        seen_tokens.add(token)
+    raise ClusterAccessError(
+        f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
+    )
+
+
+def _decode_page(resp: Response, kind: str, templates: Any = None) -> Any:
+    """The page as a dict: decoded by lean.py into only the fields we read when msgspec is there
+    and the page has the usual shape (issue 18), else parsed whole (json.loads)."""
+    if _lean is not None:
+        found = _lean.decode_page(resp.body, kind, templates)
+        if found is not None:
+            list_kind, meta, items = found
+            return {"kind": list_kind, "metadata": meta, "items": items}
+    return resp.json()
+
+
+def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:
+    """The items of a 200 answer to a list GET, which must be the list we asked for: a Status, a
+    single object or another kind's list (a SecretList from a misrouting proxy) is refused rather
+    than read as this resource."""
+    want = spec.kind + "List"
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    if kind != want or not isinstance(doc.get("items", []), (list, type(None))):
+        got = f"a {kind}" if isinstance(kind, str) and kind else f"a JSON {type(doc).__name__}"
+        raise ClusterAccessError(f"the API server at {server} answered GET {path} with {got[:80]}, not a {want}")
+    return doc.get("items") or []
+
+
+def _unavailable(spec: ResourceSpec, namespace: str | None, resp: Response, header: dict) -> None:
+    msg = resp.server_message()
+    where = _scope(spec, namespace)
+    if resp.status == 403:
+        if spec.required:
+            raise ClusterAccessError(
+                f"cannot list {spec.name} {where}: forbidden ({msg}); kubectl-wap needs get/list on "
+                f"nodes and pods (see deploy/rbac-readonly.yaml)"
+            )
+        header["forbidden"].append(spec.name)
+        header["warnings"].append(f"forbidden to list {spec.name}: {spec.effect}")
+        return None
+    if resp.status == 404:
+        if spec.required:
+            raise ClusterAccessError(f"the API server does not serve {spec.name} (404 on GET {spec.path(namespace)})")
+        header["notServed"].append(spec.name)
+        header["warnings"].append(
+            f"{spec.name} ({spec.api_version}) is not served by this cluster: {spec.effect}"
+        )
+        return None
+    raise ClusterAccessError(f"cannot list {spec.name} {where}: {resp.status} {msg}")

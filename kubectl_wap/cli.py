@@ -502,7 +502,7 @@ def whatif(
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(shown, fmt, arg)
         elif fmt == "name":
-            sys.stdout.write("".join(n + "\n" for n in victim_names(shown)))
+            sys.stdout.write(victim_names(shown))
         elif fmt == "custom-columns":
             _render_items(shown["victims"], fmt, arg, color, no_headers)
         elif fmt == "html":
@@ -510,16 +510,14 @@ def whatif(
 
             sys.stdout.write(render_html(shown, res[0]))
         else:
-            from .report.escape import printable_doc
             from .report.tables import render_whatif
 
             console, err = _console(color), _console(color, stderr=True)
-            safe = printable_doc(shown)
-            render_whatif(safe, console, wide=fmt == "wide", no_headers=no_headers, err=err)
+            render_whatif(shown, console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from .report.tables import render_autoscale
 
-                render_autoscale(safe["autoscale"], console, no_headers=no_headers, err=err)
+                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
             if "optimal" in shown:
                 from .report.diagnose import render_optimal
 
@@ -559,9 +557,7 @@ def explain(
         else:
             from .report.tables import render_explain
 
-            from .report.escape import printable_doc
-
-            render_explain(printable_doc(doc), _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
+            render_explain(doc, _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
         return doc
 
     doc = _guard(debug, run)
@@ -638,15 +634,15 @@ def rank(
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         elif fmt == "name":
-            sys.stdout.write("".join(f"{u['kind'].lower()}/{u['name']}\n" for u in doc["units"]))
+            from .report.formats import unit_names
+
+            sys.stdout.write(unit_names(doc))
         elif fmt == "custom-columns":
             _render_items(doc["units"], fmt, arg, color, no_headers)
         else:
             from .report.tables import render_rank
 
-            from .report.escape import printable_doc
-
-            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+            render_rank(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
 
@@ -915,9 +911,7 @@ def simulate(
         if fmt in ("json", "yaml"):
             _emit(doc, fmt)
         else:
-            from .report.escape import printable_doc
-
-            render_simulation(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+            render_simulation(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .cliopts import Hypothetical, Source, flag_names
+from .report.escape import printable
 
 COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
@@ -150,7 +151,9 @@ def candidates(args: list[str]) -> tuple[list[str], str]:
             cands = []
     else:
         cands = []
-    return [c for c in cands if c.startswith(partial)], NO_FILES
+    # Names from a snapshot, a live cluster or a kubeconfig reach the shell one a line: escaped,
+    # a newline or an escape sequence in one can neither add a candidate nor reach the terminal.
+    return [printable(c) for c in cands if c.startswith(partial)], NO_FILES
 
 
 # Scripts for the standalone command. Each passes the words after the command name plus the word

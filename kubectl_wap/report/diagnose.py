@@ -13,6 +13,7 @@ from rich.console import Console
 from .document import API_VERSION
 from .profileinfo import profile_line
 from .tables import print_table, print_warnings
+from .escape import inert
 
 
 def _iso(t: float | None) -> str | None:
@@ -56,6 +57,7 @@ def _preempt_cell(p: dict) -> str:
     return p["helps"]
 
 
+@inert
 def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     headers = ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE"]
     if wide:
@@ -159,6 +161,7 @@ def _decides(s: dict, o: dict) -> str:
     return f"victim units {o['victimUnits']} vs {s['victimUnits']}"
 
 
+@inert
 def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
     console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
     o = d.get("optimum")
@@ -200,6 +203,7 @@ def forensics_document(f: Any) -> dict[str, Any]:
     }
 
 
+@inert
 def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
     v = d["victim"]
     say = lambda s: console.print(s, highlight=False)  # noqa: E731

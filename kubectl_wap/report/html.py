@@ -8,6 +8,8 @@ filtered view (and a headless browser can test it)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from html import escape
 from typing import Any
 
@@ -16,6 +18,7 @@ from ..quantity import format_amount
 from .headline import collateral, headline
 from .nodeuse import node_usage
 from .profileinfo import profile_line
+from .escape import inert
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d1d1f;background:#fff}
@@ -45,21 +48,25 @@ _JS = """
 """
 
 
-def _seg(kind: str, amount: int, total: int, resource: str) -> str:
+def _seg(kind: str, amount: int, total: int, resource: str, widths: list[str]) -> str:
     if total <= 0 or amount <= 0:
         return ""
     pct = 100.0 * amount / total
-    return (f'<div class="seg {kind}" data-kind="{kind}" data-amount="{amount}" style="width:{pct:.3f}%" '
+    # The width goes into the page's one <style> block (a rule per segment), not a style=
+    # attribute: the Content-Security-Policy allows that block by its hash, and no inline style.
+    sid = f"s{len(widths)}"
+    widths.append(f"#{sid}{{width:{pct:.3f}%}}")
+    return (f'<div id="{sid}" class="seg {kind}" data-kind="{kind}" data-amount="{amount}" '
             f'title="{kind}: {escape(format_amount(resource, amount))}"></div>')
 
 
-def _bar(u: dict[str, Any]) -> str:
+def _bar(u: dict[str, Any], widths: list[str]) -> str:
     r, total = u["resource"], u["allocatable"]
     # allocatable = kept + preemptor + free after preemption; the evicted segment sits between
     # kept and preemptor (what the victims held), so the bar is longer than allocatable by it.
     free = max(u["free"], 0)
     scale = u["kept"] + u["evicted"] + u["preemptor"] + free
-    segs = "".join(_seg(k, v, scale, r) for k, v in (
+    segs = "".join(_seg(k, v, scale, r, widths) for k, v in (
         ("kept", u["kept"]), ("evicted", u["evicted"]), ("preemptor", u["preemptor"]), ("free", free)))
     f = lambda v: escape(format_amount(r, v))  # noqa: E731
     return (f'<div class="node" data-node="{escape(u["node"])}"><div><span class="node-name">{escape(u["node"])}</span> '
@@ -78,6 +85,7 @@ def _table(headers: list[str], rows: list[str], tid: str) -> str:
     return f'<table id="{tid}"><thead><tr>{ths}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+@inert
 def render_html(doc: dict, snap: Snapshot) -> str:
     pre = doc["preemptor"]
     usage = doc.get("nodeArithmetic") or node_usage(doc, snap)
@@ -87,7 +95,7 @@ def render_html(doc: dict, snap: Snapshot) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>kubectl wap: {escape(pre['kind'])} {escape(pre['namespace'])}/{escape(pre['name'])}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        "",  # the <style> block and the policy that names its hash, filled in below
         f'<h1 id="verdict" class="verdict-{escape(doc["outcome"])}">{escape(doc["outcome"])}: '
         f"{escape(pre['kind'])} {escape(pre['namespace'])}/{escape(pre['name'])}</h1>",
         f'<p id="message">{escape(doc["message"])}</p>',
@@ -97,11 +105,12 @@ def render_html(doc: dict, snap: Snapshot) -> str:
         "<dl id=\"headline\">" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in headline(doc))
         + "".join(f"<dt>Collateral</dt><dd>{escape(c)}</dd>" for c in collateral(doc)) + "</dl>",
     ]
+    widths: list[str] = []
     if usage:
         parts.append('<h2>Nodes of the placement</h2><div class="legend">'
                      '<span class="kept"></span>kept<span class="evicted"></span>evicted'
                      '<span class="preemptor"></span>preemptor<span class="free"></span>free</div>')
-        parts.append('<div id="nodes">' + "".join(_bar(u) for u in usage) + "</div>")
+        parts.append('<div id="nodes">' + "".join(_bar(u, widths) for u in usage) + "</div>")
     parts.append('<div id="filter"><label>Namespace <select id="ns"><option value="">all</option>'
                  + "".join(f'<option value="{escape(n)}">{escape(n)}</option>' for n in namespaces)
                  + '</select></label> <span id="shown"></span> victim unit(s) shown</div>')
@@ -118,8 +127,21 @@ def render_html(doc: dict, snap: Snapshot) -> str:
     if doc.get("cycles"):
         crows = "".join(f"<li>{escape(_cycle_text(c))}</li>" for c in doc["cycles"])
         parts.append(f'<h2>Cycles</h2><ol id="cycles">{crows}</ol>')
+    css = _CSS + "\n".join(widths) + "\n"
+    parts[3] = f"{_csp(css)}\n<style>{css}</style></head><body>"
     parts.append(f"<script>{_JS}</script></body></html>\n")
     return "\n".join(parts)
+
+
+def _csp(css: str) -> str:
+    """The page's Content-Security-Policy: nothing loaded from anywhere (default-src 'none'), only
+    its own <style> and <script> blocks, each allowed by its SHA-256 (so text a snapshot smuggles
+    past the escaping could still neither run nor style, nor send a form or set a base URL)."""
+    def h(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    policy = f"default-src 'none'; style-src {h(css)}; script-src {h(_JS)}; base-uri 'none'; form-action 'none'"
+    return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
 
 
 def _cycle_text(c: Any) -> str:

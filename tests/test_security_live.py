@@ -41,7 +41,7 @@ def _run(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess
 
 @pytest.fixture
 def server() -> Iterator[FakeApiServer]:
-    with FakeApiServer([NODE], token=TOKEN, tls=False) as srv:
+    with FakeApiServer([NODE], token=TOKEN, tls=True) as srv:
         yield srv
 
 
@@ -120,10 +120,12 @@ def test_error_paths_never_print_credentials(server: FakeApiServer, tmp_path: Pa
             _assert_no_secret(r, TOKEN, TOKEN[:8] + "\n", TOKEN[8:], PASSWORD, KEY_MARK)
 
 
-def test_snapshot_header_never_keeps_the_url_password(server: FakeApiServer, tmp_path: Path) -> None:
-    kc = _hostile_kubeconfig(tmp_path, f"http://admin:{PASSWORD}@127.0.0.1:{server.port}", TOKEN, key=False)
-    header, _ = load_live(str(kc), None, None)
-    assert header["server"]["url"] == f"http://127.0.0.1:{server.port}"
+def test_snapshot_header_never_keeps_the_url_password(tmp_path: Path) -> None:
+    # plain http and anonymous: client-go sends no credential to an http server (issue 31)
+    with FakeApiServer([NODE], token=None, tls=False) as plain:
+        kc = _hostile_kubeconfig(tmp_path, f"http://admin:{PASSWORD}@127.0.0.1:{plain.port}", TOKEN, key=False)
+        header, _ = load_live(str(kc), None, None)
+        assert header["server"]["url"] == f"http://127.0.0.1:{plain.port}"
 
 
 # -- 3. kubeconfig shapes and --request-timeout -------------------------------------------------------
@@ -269,7 +271,7 @@ class _WrongKindServer(FakeApiServer):
 
 
 def test_repeated_continue_token_is_detected(tmp_path: Path) -> None:
-    with _LoopingServer([NODE], token=TOKEN, tls=False) as srv:
+    with _LoopingServer([NODE], token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"sent the same continue token twice while listing nodes \(page 2\)"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
         assert len([r for r in srv.requests if r.path == "/api/v1/nodes"]) == 2
@@ -281,13 +283,13 @@ def test_page_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(live, "PAGE_LIMIT", 1)
     monkeypatch.setattr(live, "MAX_PAGES", 2)
     nodes = [dict(NODE, metadata={"name": f"n{i}"}) for i in range(3)]
-    with FakeApiServer(nodes, token=TOKEN, tls=False) as srv:
+    with FakeApiServer(nodes, token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"listing nodes at the cluster scope took more than 2 pages of 1"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
 
 
 def test_a_200_that_is_not_the_list_asked_for_is_refused(tmp_path: Path) -> None:
-    with _WrongKindServer([NODE], token=TOKEN, tls=False) as srv:
+    with _WrongKindServer([NODE], token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"answered GET /api/v1/pods with a SecretList, not a PodList"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
 

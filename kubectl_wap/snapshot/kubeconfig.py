@@ -161,6 +161,19 @@ def check_kubeconfig(paths: list[str], context: str | None) -> None:
         )
 
 
+def credential_failure(server: str, plugin: Any, problem: str) -> str:
+    """One line for an exec credential plugin that failed, in client-go's words where it has them
+    (plugin/pkg/client/auth/exec/exec.go wrapCmdRunErrorLocked): a command that is not there is
+    "exec: executable CMD not found" followed by the kubeconfig's installHint (its lines joined)."""
+    command = plugin.get("command") if isinstance(plugin, dict) else None
+    if "[Errno 2]" in problem and isinstance(command, str):
+        hint = plugin.get("installHint")  # type: ignore[union-attr]
+        problem = f"exec: executable {command} not found"
+        if isinstance(hint, str) and hint.strip():
+            problem += "; " + " ".join(ln.strip() for ln in hint.splitlines() if ln.strip())
+    return f"cannot get credentials for {server}: the kubeconfig's credential plugin failed: {problem}"
+
+
 class _BoundedPopen(subprocess.Popen):  # type: ignore[type-arg]
     """Popen whose communicate() gives up (and kills the plugin) after the request timeout."""
 

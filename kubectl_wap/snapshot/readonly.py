@@ -19,7 +19,7 @@ import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from kubectl_wap.errors import ClusterAccessError, register_secret
 
@@ -152,7 +152,11 @@ class ReadOnlyClient:
                 _, url, hdrs, _, _ = self._api.param_serialize(
                     "GET", path, header_params=headers, auth_settings=["BearerToken"]
                 )
-            self.credential_problems.extend(m for m in problems if m and m not in self.credential_problems)
+            if problems:
+                # A token refresh ran the exec plugin again and it failed: client-go sends nothing
+                # (exec.go roundTripper.RoundTrip returns "getting credentials: ...").
+                raise ClusterAccessError(f"cannot get credentials for {self.server_url}: the kubeconfig's credential plugin "
+                                         f"failed: {problems[-1]}")
             _clean_authorization(hdrs)
             if query:
                 url += "?" + urlencode(list(query))
@@ -329,7 +333,7 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
-    from .kubeconfig import bound_exec_plugins, check_kubeconfig
+    from .kubeconfig import bound_exec_plugins, check_kubeconfig, credential_failure, display_url
 
     timeout = check_timeout(request_timeout)
     bound_exec_plugins(timeout)
@@ -358,10 +362,23 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
                         f"context {context!r} not found in kubeconfig {path} (available: {', '.join(map(str, names)) or 'none'})"
                     )
             # persist_config=False: refreshed tokens must never be written back (we are read-only).
+            from kubernetes.config import kube_config
+
             with _capture_kube_logs(problems):
-                kconfig.load_kube_config(
-                    config_file=path, context=context, client_configuration=cfg, persist_config=False
-                )
+                loader = kube_config._get_kube_config_loader(filename=path, active_context=context, persist_config=False)
+                server = str(loader._cluster.safe_get("server") or "")
+                if not _is_https(server):
+                    # clientcmd reads the user's identification (token, tokenFile, basic auth, client
+                    # certificate, exec plugin) only when the server is https (client-go
+                    # tools/clientcmd/client_config.go DirectClientConfig.ClientConfig, "only try to
+                    # read the auth information if we are secure"): nothing is read, run or sent.
+                    loader._user = None
+                plugin = loader._user.safe_get("exec") if loader._user else None
+                loader.load_and_set(cfg)
+            if plugin is not None and problems:
+                # client-go fails the request before it is sent (exec.go roundTripper.RoundTrip);
+                # the Python loader logs and carries on without credentials.
+                raise ClusterAccessError(credential_failure(display_url(server), plugin, problems[-1]))
     except ClusterAccessError:
         raise
     except ConfigException as e:
@@ -377,6 +394,15 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     # behind MaxRetryError and multiply the wait on an unreachable server.
     cfg.retries = False
     return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems)
+
+
+def _is_https(server: str) -> bool:
+    """client-go rest/config.go IsConfigTransportTLS: the scheme is https (url.Parse lowercases it);
+    a server without a scheme is http there (rest/url_utils.go DefaultServerURL, no CA known yet)."""
+    try:
+        return urlsplit(server.strip()).scheme == "https"
+    except ValueError:
+        return False
 
 
 def _default_kubeconfig_exists() -> bool:

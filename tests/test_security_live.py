@@ -6,17 +6,15 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_apiserver import FakeApiServer, free_port, write_kubeconfig  # noqa: E402
+from fake_apiserver import FakeApiServer, free_port, trickling_server, write_kubeconfig  # noqa: E402
 
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
 from kubectl_wap.snapshot import readonly  # noqa: E402
@@ -167,37 +165,11 @@ def test_response_size_is_bounded(server: FakeApiServer, tmp_path: Path, monkeyp
 def test_a_trickling_body_meets_the_whole_request_deadline(tmp_path: Path) -> None:
     """Headers at once, then one byte every 0.2 s: each read beats the socket timeout, the whole
     request must not."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(4)
-    port = lsock.getsockname()[1]
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = lsock.accept()
-            except OSError:
-                return
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
-            try:
-                while not stop.is_set():
-                    conn.sendall(b" ")
-                    stop.wait(0.2)
-            except OSError:
-                pass
-            conn.close()
-
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
-    try:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+    with trickling_server(head, then=b" ") as port:
         kc = write_kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{port}", "t")
         with pytest.raises(ClusterAccessError, match=r"timed out after 1s reading the answer to GET /version .* \(it sends too slowly\)"):
             load_live(str(kc), None, None, request_timeout=1)
-    finally:
-        stop.set()
-        lsock.close()
 
 
 def test_hanging_exec_plugin_is_stopped_at_the_deadline(server: FakeApiServer, tmp_path: Path) -> None:

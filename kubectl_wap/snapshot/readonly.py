@@ -16,6 +16,8 @@ import json
 import logging
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -114,6 +116,33 @@ def _install_guard(api_client: Any = None) -> None:
         setattr(cls, attr, guarded)
 
 
+class _DeadlinePassed(TimeoutError):
+    """Raised in the request's own thread when its deadline passes (whatever it was waiting on)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """One deadline for the whole request: DNS, connect, TLS handshake, status line, headers and
+    body. urllib3's timeouts bound each socket operation, so a server that trickles its headers a
+    byte at a time never meets them; a real-time timer (SIGALRM) interrupts whatever the request
+    waits on and raises a TimeoutError there. Only in the main thread (signals are delivered
+    there); elsewhere the per-operation timeouts and the body's deadline remain."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: object) -> None:
+        raise _DeadlinePassed()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class ReadOnlyClient:
     """GET-only access to one API server through a configured kubernetes ApiClient."""
 
@@ -145,6 +174,7 @@ class ReadOnlyClient:
         from kubernetes.config.config_exception import ConfigException
 
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+        headers_read = False
         try:
             # param_serialize adds auth (incl. exec-plugin token refresh) and the server URL.
             problems: list[str] = []
@@ -161,8 +191,10 @@ class ReadOnlyClient:
             if query:
                 url += "?" + urlencode(list(query))
             deadline = time.monotonic() + self.timeout
-            resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
-            body = self._read_body(resp, deadline, path)
+            with _deadline(self.timeout):
+                resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
+                headers_read = True
+                body = self._read_body(resp, deadline, path)
             return Response(int(resp.status), dict(resp.headers or {}), body)
         except (ReadOnlyViolation, ClusterAccessError):
             raise
@@ -176,6 +208,8 @@ class ReadOnlyClient:
         except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
             raise ClusterAccessError(self._connect_message(e)) from None
         except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
+            if headers_read:
+                raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
                 f"timed out after {self.timeout:g}s waiting for the API server at {self.server_url} "
                 f"(GET {path}); raise --request-timeout or check the network"
@@ -208,13 +242,14 @@ class ReadOnlyClient:
                     )
                 parts.append(chunk)
                 if time.monotonic() > deadline:
-                    raise ClusterAccessError(
-                        f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
-                        f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network"
-                    )
+                    raise ClusterAccessError(self._slow_body(path))
         finally:
             raw.release_conn()
         return b"".join(parts)
+
+    def _slow_body(self, path: str) -> str:
+        return (f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
+                f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network")
 
     def _tls_message(self, detail: str) -> str:
         # Prefer the line that says what is wrong with the certificate over the exception class name.

@@ -61,7 +61,9 @@ def test_rendered_dom(page, tmp_path):
         bar = re.search(rf'data-node="{node}".*?<div class="bar">(.*?)</div></div>', dom, re.S).group(1)
         kinds = re.findall(r'data-kind="(\w+)"', bar)
         assert kinds == [k for k in ("kept", "evicted", "preemptor", "free") if k in kinds] and "preemptor" in kinds
-        widths = [float(w) for w in re.findall(r"width:\s*([\d.]+)%", bar)]
+        # widths sit in the page's one <style> block, a rule per segment id (the CSP allows no style=)
+        rules = dict(re.findall(r"#(s\d+)\{width:([\d.]+)%\}", dom))
+        widths = [float(rules[i]) for i in re.findall(r'<div id="(s\d+)" class="seg', bar)]
         assert abs(sum(widths) - 100) < 0.01
     assert len(re.findall(r'<tr class="victim"', dom)) == len(doc["victimUnits"])
     assert len(re.findall(r'<tr class="spared"', dom)) == len(doc["reprieved"])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import copy
 import dataclasses
 import json
@@ -38,7 +39,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 SERVER_VERSION = "v1.37.1"
@@ -323,6 +324,51 @@ def _tls_files() -> tuple[str, str]:
             )
             _TLS_DIR = d
         return f"{_TLS_DIR}/cert.pem", f"{_TLS_DIR}/key.pem"
+
+
+@contextlib.contextmanager
+def trickling_server(head: bytes, then: bytes = b"", every: float = 0.2) -> Iterator[int]:
+    """A loopback server that reads each request, then sends `head` one byte every `every`
+    seconds if `then` is empty, else `head` at once and `then` forever a byte at a time: each
+    read beats any socket timeout, so only a whole-request deadline ends it. Yields the port."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(8)
+    stop = threading.Event()
+
+    def drip(conn: socket.socket, data: bytes, forever: bool) -> None:
+        while not stop.is_set():
+            for b in data:
+                if stop.is_set():
+                    return
+                conn.sendall(bytes([b]))
+                stop.wait(every)
+            if not forever:
+                return
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = lsock.accept()
+            except OSError:
+                return
+            try:
+                conn.recv(65536)
+                if then:
+                    conn.sendall(head)
+                    drip(conn, then, True)
+                else:
+                    drip(conn, head, False)
+            except OSError:
+                pass
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield int(lsock.getsockname()[1])
+    finally:
+        stop.set()
+        lsock.close()
 
 
 def free_port() -> int:

@@ -10,8 +10,10 @@ from kubectl_wap.report import escape
 from kubectl_wap.report.escape import printable, printable_doc
 
 # Every character printable() escapes, plus neighbours that must pass through untouched.
-UNSAFE = ["\x00", "\x07", "\n", "\r", "\t", "\x1b", "\x7f", "\x80", "\x9f", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069"]
-SAFE = ["a", "é", "\u00a0", "\u200d", "\u2029", "\u2070", "\\", '"', "n", "日", "\U0001f600"]
+UNSAFE = ["\x00", "\x07", "\n", "\r", "\t", "\x1b", "\x7f", "\x80", "\x9f", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069",
+          # issue 31: zero-width and other invisible format characters, line/paragraph separators
+          "\u200b", "\u200d", "\u2060", "\ufeff", "\xad", "\u2028", "\u2029", "\U000e0041", "\u061c"]
+SAFE = ["a", "é", "\u00a0", "\u2070", "\u0301", "\u3000", "\\", '"', "n", "日", "\U0001f600"]
 
 _text = st.lists(st.sampled_from(UNSAFE + SAFE) | st.text(max_size=3), max_size=6).map("".join)
 _docs = st.recursive(
@@ -52,7 +54,7 @@ def test_each_unsafe_character_is_caught_in_values_and_keys():
 
 
 def test_clean_document_is_not_copied():
-    doc = {"units": [{"name": "a\\nb", "n": 1}], "text": "é 日 \u200d"}
+    doc = {"units": [{"name": "a\\nb", "n": 1}], "text": "é 日 \u00a0"}
     assert printable_doc(doc) == doc
     assert printable_doc({"units": [{"name": "plain", "n": 1}]}) is not None
     clean = {"units": [{"name": "plain", "n": 1}]}

@@ -66,11 +66,13 @@ def test_rendered_dom(page, tmp_path):
         block = nodes_html.split(f'data-node="{node}"')[1].split("data-node=")[0]
         bars = block.split('class="bar"')[1:]
         assert len(bars) == 2, block
+        # widths sit in the page's one <style> block, a rule per segment id (the CSP allows no style=)
+        rules = dict(re.findall(r"#(s\d+)\{width:([\d.]+)%\}", dom))
         for bar, order in zip(bars, (("kept", "evicted", "free"), ("kept", "preemptor", "free"))):
             kinds = re.findall(r'data-kind="(\w+)"', bar)
             assert kinds == [k for k in order if k in kinds], kinds
-            widths = [float(w) for w in re.findall(r"width:\s*([\d.]+)%", bar)]
-            assert abs(sum(widths) - 100) < 0.01
+            widths = [float(rules[i]) for i in re.findall(r'<div id="(s\d+)" class="seg', bar)]
+            assert abs(sum(widths) - 100) < 0.01, widths
     assert len(re.findall(r'<tr class="victim"', dom)) == len(doc["victimUnits"])
     assert len(re.findall(r'<tr class="spared"', dom)) == len(doc["reprieved"])
     assert re.search(r'id="shown">7<', dom)  # the script ran: every victim unit shown

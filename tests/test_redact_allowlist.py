@@ -108,7 +108,7 @@ def test_redacted_live_snapshot_header_has_no_url(tmp_path: Path) -> None:
     from fake_apiserver import FakeApiServer
 
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1"}}}
-    with FakeApiServer([node], token="t0ken-abcdef", tls=False) as srv:
+    with FakeApiServer([node], token="t0ken-abcdef", tls=True) as srv:
         kc = srv.write_kubeconfig(tmp_path / "kc")
         out = tmp_path / "s.json.gz"
         r = subprocess.run([str(Path(sys.executable).with_name("kubectl-wap")), "snapshot", "--output-file", str(out), "--redact",

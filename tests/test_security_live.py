@@ -6,17 +6,15 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_apiserver import FakeApiServer, free_port, write_kubeconfig  # noqa: E402
+from fake_apiserver import FakeApiServer, free_port, trickling_server, write_kubeconfig  # noqa: E402
 
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
 from kubectl_wap.snapshot.io import readonly  # noqa: E402
@@ -41,7 +39,7 @@ def _run(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess
 
 @pytest.fixture
 def server() -> Iterator[FakeApiServer]:
-    with FakeApiServer([NODE], token=TOKEN, tls=False) as srv:
+    with FakeApiServer([NODE], token=TOKEN, tls=True) as srv:
         yield srv
 
 
@@ -120,10 +118,12 @@ def test_error_paths_never_print_credentials(server: FakeApiServer, tmp_path: Pa
             _assert_no_secret(r, TOKEN, TOKEN[:8] + "\n", TOKEN[8:], PASSWORD, KEY_MARK)
 
 
-def test_snapshot_header_never_keeps_the_url_password(server: FakeApiServer, tmp_path: Path) -> None:
-    kc = _hostile_kubeconfig(tmp_path, f"http://admin:{PASSWORD}@127.0.0.1:{server.port}", TOKEN, key=False)
-    header, _ = load_live(str(kc), None, None)
-    assert header["server"]["url"] == f"http://127.0.0.1:{server.port}"
+def test_snapshot_header_never_keeps_the_url_password(tmp_path: Path) -> None:
+    # plain http and anonymous: client-go sends no credential to an http server (issue 31)
+    with FakeApiServer([NODE], token=None, tls=False) as plain:
+        kc = _hostile_kubeconfig(tmp_path, f"http://admin:{PASSWORD}@127.0.0.1:{plain.port}", TOKEN, key=False)
+        header, _ = load_live(str(kc), None, None)
+        assert header["server"]["url"] == f"http://127.0.0.1:{plain.port}"
 
 
 # -- 3. kubeconfig shapes and --request-timeout -------------------------------------------------------
@@ -165,37 +165,11 @@ def test_response_size_is_bounded(server: FakeApiServer, tmp_path: Path, monkeyp
 def test_a_trickling_body_meets_the_whole_request_deadline(tmp_path: Path) -> None:
     """Headers at once, then one byte every 0.2 s: each read beats the socket timeout, the whole
     request must not."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(4)
-    port = lsock.getsockname()[1]
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = lsock.accept()
-            except OSError:
-                return
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
-            try:
-                while not stop.is_set():
-                    conn.sendall(b" ")
-                    stop.wait(0.2)
-            except OSError:
-                pass
-            conn.close()
-
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
-    try:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+    with trickling_server(head, then=b" ") as port:
         kc = write_kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{port}", "t")
         with pytest.raises(ClusterAccessError, match=r"timed out after 1s reading the answer to GET /version .* \(it sends too slowly\)"):
             load_live(str(kc), None, None, request_timeout=1)
-    finally:
-        stop.set()
-        lsock.close()
 
 
 def test_hanging_exec_plugin_is_stopped_at_the_deadline(server: FakeApiServer, tmp_path: Path) -> None:
@@ -269,7 +243,7 @@ class _WrongKindServer(FakeApiServer):
 
 
 def test_repeated_continue_token_is_detected(tmp_path: Path) -> None:
-    with _LoopingServer([NODE], token=TOKEN, tls=False) as srv:
+    with _LoopingServer([NODE], token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"sent the same continue token twice while listing nodes \(page 2\)"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
         assert len([r for r in srv.requests if r.path == "/api/v1/nodes"]) == 2
@@ -281,13 +255,13 @@ def test_page_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(live, "PAGE_LIMIT", 1)
     monkeypatch.setattr(live, "MAX_PAGES", 2)
     nodes = [dict(NODE, metadata={"name": f"n{i}"}) for i in range(3)]
-    with FakeApiServer(nodes, token=TOKEN, tls=False) as srv:
+    with FakeApiServer(nodes, token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"listing nodes at the cluster scope took more than 2 pages of 1"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
 
 
 def test_a_200_that_is_not_the_list_asked_for_is_refused(tmp_path: Path) -> None:
-    with _WrongKindServer([NODE], token=TOKEN, tls=False) as srv:
+    with _WrongKindServer([NODE], token=TOKEN, tls=True) as srv:
         with pytest.raises(ClusterAccessError, match=r"answered GET /api/v1/pods with a SecretList, not a PodList"):
             load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
 

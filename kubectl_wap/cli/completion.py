@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..report.escape import printable
 from .options import Hypothetical, Source, flag_names
 
 COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "completion", "version"]
@@ -152,7 +153,9 @@ def candidates(args: list[str]) -> tuple[list[str], str]:
             cands = []
     else:
         cands = []
-    return [c for c in cands if c.startswith(partial)], NO_FILES
+    # Names from a snapshot, a live cluster or a kubeconfig reach the shell one a line: escaped,
+    # a newline or an escape sequence in one can neither add a candidate nor reach the terminal.
+    return [printable(c) for c in cands if c.startswith(partial)], NO_FILES
 
 
 # Scripts for the standalone command. Each passes the words after the command name plus the word

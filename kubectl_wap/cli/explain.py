@@ -41,9 +41,7 @@ def explain(
         else:
             from ..report.tables import render_explain
 
-            from ..report.escape import printable_doc
-
-            render_explain(printable_doc(doc), _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
+            render_explain(doc, _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
         return doc
 
     doc = _guard(debug, run)

@@ -60,17 +60,17 @@ def rank(
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(doc, fmt, arg)
         elif fmt == "name":
-            sys.stdout.write("".join(f"{u['kind'].lower()}/{u['name']}\n" for u in doc["units"]))
+            from ..report.formats import unit_names
+
+            sys.stdout.write(unit_names(doc))
         elif fmt == "custom-columns":
             _render_items(doc["units"], fmt, arg, color, no_headers)
         else:
             from ..report.tables import render_rank
 
-            from ..report.escape import printable_doc
-
             import time
 
-            render_rank(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True),
+            render_rank(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True),
                         now=captured or time.time())
 
     _guard(debug, run)

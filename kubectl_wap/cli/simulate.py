@@ -64,9 +64,7 @@ def simulate(
 
             sys.stdout.write(render_simulation_html(doc))
         else:
-            from ..report.escape import printable_doc
-
-            render_simulation(printable_doc(doc), _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+            render_simulation(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
 
     _guard(debug, run)
 

@@ -55,17 +55,14 @@ def snapshot(
     into a snapshot to analyze later or share (stripped: no env values, commands, annotations)."""
 
     def run() -> None:
-        from ..snapshot.io.save import check_target, dump_snapshot, write_snapshot
+        from ..snapshot.io.save import check_targets, dump_snapshot, write_snapshot
 
         if output is not None and output not in SNAPSHOT_FORMATS:
             hint = f"; to write a file use --output-file {output}" if ("." in output or "/" in output or output == "-") else ""
             raise UserError(f"-o is a format: json or yaml (got {output!r}){hint}")
         if output and output_file:
             raise UserError("-o prints to stdout and --output-file writes a file: give one of them")
-        if output_file:
-            check_target(output_file)
-        if redact_map:
-            check_target(redact_map)
+        check_targets(output_file, redact_map)
         if (redact_key_file or redact_map) and not redact:
             raise UserError("--redact-key-file and --redact-map need --redact")
         console = _console(color, stderr=True)

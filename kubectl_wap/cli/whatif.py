@@ -115,7 +115,7 @@ def whatif(
         if fmt in ("json", "yaml", "jsonpath"):
             _emit(shown, fmt, arg)
         elif fmt == "name":
-            sys.stdout.write("".join(n + "\n" for n in victim_names(shown)))
+            sys.stdout.write(victim_names(shown))
         elif fmt == "custom-columns":
             _render_items(shown["victims"], fmt, arg, color, no_headers)
         elif fmt == "html":
@@ -123,16 +123,14 @@ def whatif(
 
             sys.stdout.write(render_html(shown, res[0]))
         else:
-            from ..report.escape import printable_doc
             from ..report.tables import render_whatif
 
             console, err = _console(color), _console(color, stderr=True)
-            safe = printable_doc(shown)
-            render_whatif(safe, console, wide=fmt == "wide", no_headers=no_headers, err=err)
+            render_whatif(shown, console, wide=fmt == "wide", no_headers=no_headers, err=err)
             if "autoscale" in doc:
                 from ..report.tables import render_autoscale
 
-                render_autoscale(safe["autoscale"], console, no_headers=no_headers, err=err)
+                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
             if "optimal" in shown:
                 from ..report.diagnose import render_optimal
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from .age import age
 from .document import API_VERSION
 from .profileinfo import profile_line
+from .escape import inert
 from .tables import print_table, print_warnings, say
 
 
@@ -53,6 +54,7 @@ def _add_node_short(scale_up: str | None) -> str:
     return "yes" if scale_up.startswith("+") else scale_up
 
 
+@inert
 def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     """The default table is an index that fits 80 columns on the demo (issue 33): who, how many
     pods, how old, whether preemption or a node would help; the reasons follow as prose, one
@@ -167,6 +169,7 @@ def _decides(s: dict, o: dict) -> str:
     return f"victim units {o['victimUnits']} vs {s['victimUnits']}"
 
 
+@inert
 def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
     console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
     o = d.get("optimum")
@@ -208,6 +211,7 @@ def forensics_document(f: Any) -> dict[str, Any]:
     }
 
 
+@inert
 def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
     v = d["victim"]
     say = lambda s: console.print(s, highlight=False)  # noqa: E731

@@ -2,18 +2,35 @@
 
 Names, labels, messages and warnings come from snapshots other people share. Printed raw, an ESC
 sequence could clear the screen or recolour output, a CR or LF could forge table rows, and a
-bidirectional override could reorder what is shown. Every string of a document rendered for a
-terminal goes through :func:`printable` (JSON and YAML output escape these characters themselves),
-and the consoles print with Rich markup off, so `[red]` in a name stays text.
+bidirectional override could reorder what is shown, a zero-width character could hide text.
+This module is the one rule for every output but JSON and YAML (which escape these characters
+themselves): :func:`inert` wraps every `render_*` of report/ (tables, prose, HTML), table cells
+(layout.cell), prose lines (tables.say), `-o jsonpath` values, `-o name` lines, completion
+candidates and error lines all go through :func:`printable`; the consoles print with Rich markup
+off, so `[red]` in a name stays text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any
+from typing import Any, Callable, TypeVar
 
-# C0 and C1 controls, DEL, and the Unicode bidirectional/isolate formatting characters.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Every character that is invisible or moves the text rather than showing as itself: the Unicode
+# categories Cc (C0, DEL, C1: ESC starts CSI/OSC sequences, OSC 8 links, OSC 52 clipboard writes),
+# Cf (bidirectional overrides and isolates, zero-width space/joiners, word joiner, BOM, soft hyphen,
+# the invisible tag characters U+E0000-E007F), Zl/Zp (U+2028/2029 end a line in some renderers) and
+# Cs (a lone surrogate cannot be encoded: printed raw it would crash the write). Listed as ranges
+# (a scan of the Unicode database at import would cost ~0.2 s per run); tests/test_inert_output.py
+# checks the list against the running Python's unicodedata.
+_RANGES = (
+    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_UNSAFE = re.compile(f"[{_RANGES}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -22,7 +39,7 @@ def _escape(m: re.Match[str]) -> str:
     if ch in _NAMED:
         return _NAMED[ch]
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: str) -> str:
@@ -35,10 +52,32 @@ def printable_doc(doc: Any) -> Any:
     itself when no string needs it (checked on its JSON text in one C pass; the copy below walks
     every string in Python: ~2.5 s for `explain` at 150k pods), else a copy."""
     try:
-        clean = _SUSPECT.search(_json_bytes(doc)) is None
-    except (TypeError, ValueError, OverflowError, RecursionError):  # not JSON-shaped: walk it
+        clean = _SUSPECT.search(_json_bytes(doc).decode()) is None
+    except (TypeError, ValueError, OverflowError, RecursionError, UnicodeError):  # not JSON-shaped: walk it
         clean = False
     return doc if clean else _escaped_copy(doc)
+
+
+def inert(render: F, arg: int = 0) -> F:
+    """A renderer for a terminal or a page: its document (positional argument `arg`) reaches it
+    with every string passed through printable(). Every `render_*` of report/ carries it
+    (tests/test_inert_output.py checks), so no command can print a document raw, whatever its
+    caller did first (a clean document costs one JSON encoding and one regex pass)."""
+
+    @functools.wraps(render)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > arg:
+            args = (*args[:arg], printable_doc(args[arg]), *args[arg + 1:])
+        return render(*args, **kwargs)
+
+    wrapper.__inert__ = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def printable_lines(items: Any) -> str:
+    """One line per item (-o name, completion candidates), each through printable(): a newline in
+    an item can never start a line of its own."""
+    return "".join(printable(str(i)) + "\n" for i in items)
 
 
 def _escaped_copy(doc: Any) -> Any:
@@ -54,11 +93,10 @@ def _escaped_copy(doc: Any) -> Any:
 
 
 # What every character _UNSAFE matches looks like in a document's JSON text (both encoders below
-# keep non-ASCII as UTF-8): C0 controls as JSON escapes (\n, \t, \u001b, ...; a backslash in the
-# text matches too, harmlessly: the copy is then made), DEL, C1 controls and the bidi formatting
-# characters as their raw UTF-8 bytes (U+0080-009F: C2 80-9F; U+200E/F, U+202A-202E: E2 80 ..;
-# U+2066-2069: E2 81 A6-A9).
-_SUSPECT = re.compile(rb"\\[bfnrtu]|\x7f|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+# keep non-ASCII as it is): C0 controls as JSON escapes (\n, \t, \u001b, ...; a backslash in the
+# text matches too, harmlessly: the copy is then made), the others as themselves. A lone surrogate
+# makes the encoder fail, and the copy is made.
+_SUSPECT = re.compile(f"\\\\[bfnrtu]|[{_RANGES}]")
 
 try:  # optional at run time, like the readers' orjson
     from orjson import OPT_NON_STR_KEYS, dumps as _orjson_dumps

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..errors import UserError
+from .escape import printable, printable_lines
 
 _TABLE_FORMATS = ("table", "wide")
 
@@ -148,13 +149,24 @@ def _run(parts: list[tuple[str, str]], i: int, data: Any, out: list[str], top: b
             i = end
             continue
         elif body.startswith('"') and body.endswith('"'):
-            out.append(json.loads(body))
+            out.append(_literal(body))  # the template's own text: written as the user typed it
         else:
-            out.append(" ".join(_text(v) for v in evaluate(body, data)))
+            out.append(printable(" ".join(_text(v) for v in evaluate(body, data))))
         i += 1
     if not top:
         raise UserError("jsonpath template: {range} without {end}")
     return i
+
+
+def _literal(body: str) -> str:
+    """A `{"..."}` literal, JSON string escapes as kubectl reads them (`{"\\n"}`)."""
+    try:
+        text = json.loads(body)
+    except ValueError as e:
+        raise UserError(f"invalid jsonpath literal {body}: {e.args[0].split(':')[0]}") from None
+    if not isinstance(text, str):
+        raise UserError(f"invalid jsonpath literal {body}")
+    return text
 
 
 def _skip(parts: list[tuple[str, str]], i: int) -> int:
@@ -191,6 +203,12 @@ def custom_columns(spec: str, items: list[Any]) -> tuple[list[str], list[list[st
 
 # ---- -o name ---------------------------------------------------------------------------------------
 
-def victim_names(doc: dict) -> list[str]:
-    """The victim pods as kubectl's `-o name` prints them (`pod/NAME`), one a line."""
-    return [f"pod/{v['name']}" for v in doc.get("victims") or []]
+def victim_names(doc: dict) -> str:
+    """The victim pods as kubectl's `-o name` prints them (`pod/NAME`), one a line. Names are
+    checked at load (snapshot/fields.py checked_name), and escaped here all the same."""
+    return printable_lines(f"pod/{v['name']}" for v in doc.get("victims") or [])
+
+
+def unit_names(doc: dict) -> str:
+    """rank's `-o name`: `kind/NAME` per unit, one a line, escaped like victim_names."""
+    return printable_lines(f"{u['kind'].lower()}/{u['name']}" for u in doc.get("units") or [])

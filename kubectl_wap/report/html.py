@@ -15,6 +15,9 @@ filtered view (and a headless browser can test it)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from html import escape
 from typing import Any
 
@@ -22,6 +25,7 @@ from ..model import Snapshot
 from ..quantity import format_amount
 from .age import age
 from .diagnose import preemption_cell
+from .escape import inert
 from .headline import collateral, headline
 from .nodeuse import collateral_usage, node_usage
 from .profileinfo import profile_line
@@ -62,7 +66,7 @@ def _seg(kind: str, amount: int, total: int, resource: str) -> str:
     if total <= 0 or amount <= 0:
         return ""
     pct = 100.0 * amount / total
-    return (f'<div class="seg {kind}" data-kind="{kind}" data-amount="{amount}" style="width:{pct:.3f}%" '
+    return (f'<div data-width="{pct:.3f}%" class="seg {kind}" data-kind="{kind}" data-amount="{amount}" '
             f'title="{kind}: {escape(format_amount(resource, amount))}"></div>')
 
 
@@ -96,13 +100,42 @@ def _table(headers: list[str], rows: list[str], tid: str) -> str:
     return f'<table id="{tid}"><thead><tr>{ths}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+# A segment's width as _seg/_px_seg write it: a number and a unit, nothing a snapshot can reach
+# (every text of a document goes through html.escape, so no quote of it ends an attribute).
+_WIDTH = re.compile(r'<div data-width="([0-9.]+(?:%|px))"')
+
+
 def _page(title: str, body: list[str], script: str | None = None) -> str:
-    """The page around `body`: inline CSS, at most one inline script, nothing fetched."""
+    """The page around `body`: inline CSS, at most one inline script, nothing fetched. Each
+    segment's width becomes a rule of the one <style> block (an id per segment), never a style=
+    attribute: the Content-Security-Policy allows that block and the script by their hashes only."""
+    rules: list[str] = []
+
+    def lift(m: re.Match[str]) -> str:
+        sid = f"s{len(rules)}"
+        rules.append(f"#{sid}{{width:{m.group(1)}}}")
+        return f'<div id="{sid}"'
+
+    html_body = [_WIDTH.sub(lift, part) for part in body]
+    css = _CSS + "\n".join(rules) + "\n"
     return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{escape(title)}</title>",
-                      f"<style>{_CSS}</style></head><body>", *body,
+                      _csp(css, script), f"<style>{css}</style></head><body>", *html_body,
                       (f"<script>{script}</script>" if script else "") + "</body></html>\n"])
 
 
+def _csp(css: str, script: str | None) -> str:
+    """The page's Content-Security-Policy: nothing loaded from anywhere (default-src 'none'), only
+    its own <style> and <script> blocks, each allowed by its SHA-256 (so text a snapshot smuggles
+    past the escaping could still neither run nor style, nor send a form or set a base URL)."""
+    def h(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    scripts = f"script-src {h(script)}" if script else "script-src 'none'"
+    policy = f"default-src 'none'; style-src {h(css)}; {scripts}; base-uri 'none'; form-action 'none'"
+    return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+
+
+@inert
 def render_html(doc: dict, snap: Snapshot) -> str:
     pre = doc["preemptor"]
     usage = (doc.get("nodeArithmetic") or node_usage(doc, snap)) + collateral_usage(doc, snap)
@@ -162,10 +195,11 @@ def _ref(o: dict) -> str:
 def _px_seg(kind: str, n: int, px_per_pod: float, what: str) -> str:
     if n <= 0:
         return ""
-    return (f'<div class="seg {kind}" data-kind="{kind}" data-count="{n}" style="width:{n * px_per_pod:.3f}px" '
+    return (f'<div data-width="{n * px_per_pod:.3f}px" class="seg {kind}" data-kind="{kind}" data-count="{n}" '
             f'title="{n} {what}"></div>')
 
 
+@inert
 def render_simulation_html(doc: dict) -> str:
     """The simulation as a timeline: a row per cycle, its bar the pods it bound (green) and the
     pods it evicted (red), every cycle to one scale (pixels per pod)."""
@@ -215,6 +249,7 @@ def _tree_html(nodes: list[dict]) -> str:
     return f'<ul class="cascade">{"".join(items)}</ul>'
 
 
+@inert
 def render_pending_html(doc: dict) -> str:
     """One row per pending object: why, whether preemption or one more node would help."""
     rows = [_row([r["kind"], f"{r['namespace']}/{r['name']}", r["priority"], r["pendingPods"], age(r["ageSeconds"]), r["reason"],
@@ -227,6 +262,7 @@ def render_pending_html(doc: dict) -> str:
     return _page("kubectl wap pending", parts)
 
 
+@inert
 def render_diff_html(d: dict) -> str:
     """Scenario A beside scenario B (victim pods and placed pods to one scale), then the changes."""
     a, b = d["a"], d["b"]

@@ -24,6 +24,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Sequence
 
+from .escape import printable
+
 # Columns whose values may wrap: free text at spaces, lists at ", " or ",".
 WRAPPING = frozenset({"REASON", "WHY", "NAMES", "ACTION", "DISRUPTION", "NODES", "MESSAGE", "VICTIMS"})
 _MIN_WRAP = 16
@@ -44,7 +46,8 @@ KEY_COLUMNS = ("UNIT", "POD", "OBJECT", "NAME", "NODE", "PREEMPTOR", "OPTION", "
 
 
 def cell(v: Any) -> str:
-    return "" if v is None else str(v)
+    """A table cell as text, through escape.printable: no value can end a row or move the cursor."""
+    return "" if v is None else printable(str(v))
 
 
 def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None,

@@ -13,6 +13,7 @@ from ..simulate import records as R
 from .diagnose import _iso
 from .document import API_VERSION
 from .tables import print_table, print_warnings, say
+from .escape import inert
 
 
 def _obj(o: R.ObjectRef) -> dict[str, str]:
@@ -137,6 +138,7 @@ def _names(names: list[str], wide: bool, n: int = 4) -> str:
     return ", ".join(names[:n]) + f" ... (+{len(names) - n})"
 
 
+@inert
 def render_simulation(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     s = doc["summary"]
     say(console, f"Simulation: {s['cycles']} cycle(s), stopped because {_STOP.get(doc['stopReason'], doc['stopReason'])}; "

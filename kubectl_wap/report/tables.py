@@ -17,6 +17,7 @@ from ..quantity import format_amount
 from .headline import collateral, headline
 from .profileinfo import profile_line
 from .warnings import summarize
+from .escape import inert, printable
 
 _OUTCOME_STYLE = {
     "NoPreemptionNeeded": "bold green",
@@ -38,9 +39,13 @@ def print_warnings(err: Console, warnings: list[str]) -> None:
         say(err, f"Warning: {w}", "yellow", "Warning:")
 
 
+print_warnings = inert(print_warnings, arg=1)
+
+
 def say(console: Console, text: str, style: str = "", lead: str = "", indent: str = "  ") -> None:
     """A line of prose, wrapped at the terminal's width at spaces (continuation lines indented),
     with no trailing spaces. `lead` (the start of `text`) is printed in `style`."""
+    text = printable(text)
     width = _width(console)
     lines = [text] if width is None else layout.fold_words(text, width, indent)
     for i, ln in enumerate(lines):
@@ -62,6 +67,7 @@ def _natural(name: str) -> tuple:
     return tuple(int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name))
 
 
+@inert
 def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     """Verdict, preemptor, placement per node, victims by unit, spared units. Warnings go to
     `err` (stderr). With `no_headers`, only the victim rows are printed, for scripts."""
@@ -181,6 +187,7 @@ def _short(names: list[str], n: int = 4) -> str:
     return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
 
 
+@inert
 def render_queueing(doc: dict, console: Console, steps: bool = False) -> None:
     """The Kueue stage, before kube-scheduler's part (kubectl_wap/cli/kueuestage.py): its line, its
     notes and, for explain, its steps."""
@@ -195,6 +202,7 @@ def render_queueing(doc: dict, console: Console, steps: bool = False) -> None:
         say(console, f"  {note}", indent="    ")
 
 
+@inert
 def render_explain(doc: dict, console: Console, err: Console | None = None, wide: bool = False) -> None:
     """Numbered steps. A step listing many items ("; "-separated) is folded to its first few
     unless `wide`, which lists one item a line."""
@@ -276,6 +284,7 @@ def _list_step(step: str) -> tuple[str, list[str]]:
     return head + ":", items
 
 
+@inert
 def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None,
                 now: float | None = None) -> None:
     """The title says the order (risk: the units preemption takes first come first). AGE is the
@@ -303,6 +312,7 @@ def render_rank(doc: dict, console: Console, wide: bool = False, no_headers: boo
     print_table(console, None, headers, out, no_headers)
 
 
+@inert
 def render_diff(d: dict, console: Console, no_headers: bool = False) -> None:
     """Verdict change, then one row per change (victims added/removed, placements moved)."""
     if not no_headers:
@@ -319,6 +329,7 @@ def render_diff(d: dict, console: Console, no_headers: bool = False) -> None:
         print_table(console, None if no_headers else "Changes", ["CHANGE", "POD", "BEFORE", "AFTER"], rows, no_headers)
 
 
+@inert
 def render_autoscale(a: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
     """Options side by side: A) preempt, B) add nodes, C) mixed."""
     pre = a.get("preempt") or {}

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from .document import API_VERSION
 from .tables import print_table, print_warnings
+from .escape import inert
 
 
 def _answer(r: Any) -> dict[str, Any] | None:
@@ -66,6 +67,7 @@ def _names(item: dict) -> list[str]:
     return [f"  {item['namespace']}/{item['name']}: {ln}" for ln in lines]
 
 
+@inert
 def render_version_diff(doc: dict, console: Console, no_headers: bool = False, err: Console | None = None) -> None:
     a, b = (v["schedulerVersion"] for v in doc["versions"])
     builds = ", ".join(f"{v['schedulerVersion']} as kube-scheduler {v['schedulerVersionBuild']}" for v in doc["versions"])

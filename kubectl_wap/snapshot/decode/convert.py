@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ...model import (
     ALL,
@@ -720,6 +720,22 @@ def _target(snap: Snapshot, kind: str, attr: str) -> list:
     return getattr(dra_objects(snap), attr) if kind in DRA_CONVERTERS else getattr(snap, attr)
 
 
+def _located(items: Iterable[Any], source: str) -> Iterator[Any]:
+    """`items`, with an error the reader raises while decoding one (lean.py: not UTF-8, a number
+    beyond Python's limits) naming the file and the item's place."""
+    it = iter(items)
+    idx = 0
+    while True:
+        try:
+            obj = next(it)
+        except StopIteration:
+            return
+        except ObjectError as e:
+            raise ObjectError(f"{source}item {idx}: {e}") from None
+        yield obj
+        idx += 1
+
+
 def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
     """Convert raw objects to a Snapshot, then apply priority admission and reference checks."""
     snap = Snapshot(header=header or SnapshotHeader())
@@ -729,7 +745,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     ignored: dict[str, int] = {}
     dup_warnings: list[str] = []
     pods = snap.pods
-    for idx, obj in enumerate(items):
+    for idx, obj in enumerate(_located(items, source)):
         if type(obj) is Pod:  # already converted (a formatVersion 2 pod row, files.SnapshotItems.models)
             kind, attr, m = "Pod", "pods", obj
             key = ("Pod", m.namespace, m.name)

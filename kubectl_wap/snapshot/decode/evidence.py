@@ -8,6 +8,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .fields import as_dict, as_list
+
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 
@@ -48,9 +50,9 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
         if not isinstance(o, dict):
             continue
         kind = o.get("kind")
-        md = o.get("metadata") or {}
+        md = as_dict(o.get("metadata"))  # any other shape: build_snapshot reports it, one line
         if kind == "Pod":
-            for c in (o.get("status") or {}).get("conditions") or []:
+            for c in as_list(as_dict(o.get("status")).get("conditions")):
                 if isinstance(c, dict) and c.get("type") == "DisruptionTarget" and c.get("status") == "True":
                     ns, name = md.get("namespace") or "default", md.get("name") or ""
                     conds[(ns, name)] = Condition(ns, name, str(c.get("reason") or ""), parse_time(c.get("lastTransitionTime")),
@@ -76,13 +78,13 @@ def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], 
     for o in items:
         if not isinstance(o, dict):
             continue
-        md = o.get("metadata") or {}
+        md = as_dict(o.get("metadata"))  # any other shape: build_snapshot reports it, one line
         ns = md.get("namespace") or "default"
         if o.get("kind") == "PersistentVolumeClaim":
-            phases[(ns, md.get("name") or "")] = str((o.get("status") or {}).get("phase") or "Pending")
-        elif o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"):
+            phases[(ns, md.get("name") or "")] = str(as_dict(o.get("status")).get("phase") or "Pending")
+        elif o.get("kind") == "Pod" and not as_dict(o.get("spec")).get("nodeName"):
             claims = []
-            for v in (o.get("spec") or {}).get("volumes") or []:
+            for v in as_list(as_dict(o.get("spec")).get("volumes")):
                 if not isinstance(v, dict):
                     continue
                 if isinstance(v.get("persistentVolumeClaim"), dict):

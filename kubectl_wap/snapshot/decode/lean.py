@@ -40,6 +40,7 @@ from typing import Any, Iterator, Union
 import msgspec
 import msgspec.structs
 
+from .fields import ObjectError
 from .spectemplates import SpecTemplate, templated
 
 _Opt = dict(omit_defaults=True)  # to_builtins leaves out absent (and null) fields
@@ -220,7 +221,13 @@ def _whole(raw: Any) -> Any:
     try:
         return _WHOLE.decode(raw)
     except _Error:
+        pass
+    try:
         return json.loads(bytes(raw))
+    except UnicodeDecodeError as e:  # one invalid byte in a List (issue 31 item 5)
+        raise ObjectError(f"not UTF-8 text (byte 0x{bytes(raw)[e.start]:02x} at offset {e.start} of the item)") from None
+    except ValueError as e:  # a 5,000-digit number: beyond Python's int-from-text limit
+        raise ObjectError(f"holds a value we cannot read: {str(e).split(';')[0]}") from None
 
 
 _encode = msgspec.json.encode

@@ -16,6 +16,8 @@ as a separate process, bounded by --request-timeout (see :func:`bound_exec_plugi
 from __future__ import annotations
 
 import os
+import signal
+import stat
 import subprocess
 import types
 from typing import Any
@@ -115,6 +117,7 @@ def check_kubeconfig(paths: list[str], context: str | None) -> None:
     every credential, and refuse an auth-provider on the user the chosen context selects."""
     clusters: dict[str, dict] = {}
     users: dict[str, dict] = {}
+    bases: dict[tuple[str, str], tuple[str, str]] = {}  # (kind, name) -> (file, its directory)
     contexts: dict[str, dict] = {}
     current = None
     for path in paths:
@@ -126,10 +129,12 @@ def check_kubeconfig(paths: list[str], context: str | None) -> None:
         base = os.path.dirname(os.path.abspath(path))
         for name, c in _named(doc, "clusters", "cluster", path).items():
             clusters.setdefault(name, c)
+            bases.setdefault(("cluster", name), (path, base))
             _register_url(c.get("server"))
             _register_url(c.get("proxy-url"))
         for name, u in _named(doc, "users", "user", path).items():
             users.setdefault(name, u)
+            bases.setdefault(("user", name), (path, base))
             for k in _SECRET_FIELDS:
                 register_secret(u.get(k))
             for k in _SECRET_FILES:
@@ -151,6 +156,15 @@ def check_kubeconfig(paths: list[str], context: str | None) -> None:
     if chosen is None:
         return  # the client's loader reports a missing context in its own words
     user = users.get(str(chosen.get("user") or ""))
+    cluster_name = str(chosen.get("cluster") or "")
+    cluster = clusters.get(cluster_name)
+    server = cluster.get("server") if cluster else None
+    if isinstance(server, str) and urlsplit(server.strip()).scheme == "https":
+        # The files read for an https server (for http none is: readonly.connect drops the user,
+        # and the CA is not used), checked before the client's loader opens them.
+        _check_files(cluster, ("certificate-authority",), "cluster", cluster_name, bases)
+        if user:
+            _check_files(user, ("tokenFile", "client-certificate", "client-key"), "user", str(chosen.get("user")), bases)
     if user and user.get("auth-provider") is not None:
         ap = user["auth-provider"]
         name = ap.get("name") if isinstance(ap, dict) else None
@@ -161,23 +175,79 @@ def check_kubeconfig(paths: list[str], context: str | None) -> None:
         )
 
 
+def _check_files(entry: dict, fields: tuple[str, ...], kind: str, name: str,
+                 bases: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """Each file `entry` names must be a regular file of at most MAX_KUBECONFIG_BYTES: a FIFO
+    would block the loader forever, /dev/zero would fill memory. A missing file is left to the
+    loader's own message."""
+    path, base = bases.get((kind, name), ("kubeconfig", ""))
+    for field in fields:
+        value = entry.get(field)
+        if not isinstance(value, str) or not value:
+            continue
+        full = os.path.join(base, os.path.expanduser(value))
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        where = f"kubeconfig {path}: {kind} {name}: {field} {value}"
+        if not stat.S_ISREG(st.st_mode):
+            what = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else "a device or socket"
+            raise ClusterAccessError(f"{where} is {what}, not a regular file")
+        if st.st_size > MAX_KUBECONFIG_BYTES:
+            raise ClusterAccessError(f"{where} is larger than {MAX_KUBECONFIG_BYTES >> 20} MiB; not a credential file")
+
+
+def credential_failure(server: str, plugin: Any, problem: str) -> str:
+    """One line for an exec credential plugin that failed, in client-go's words where it has them
+    (plugin/pkg/client/auth/exec/exec.go wrapCmdRunErrorLocked): a command that is not there is
+    "exec: executable CMD not found" followed by the kubeconfig's installHint (its lines joined)."""
+    command = plugin.get("command") if isinstance(plugin, dict) else None
+    if "[Errno 2]" in problem and isinstance(command, str):
+        hint = plugin.get("installHint")  # type: ignore[union-attr]
+        problem = f"exec: executable {command} not found"
+        if isinstance(hint, str) and hint.strip():
+            problem += "; " + " ".join(ln.strip() for ln in hint.splitlines() if ln.strip())
+    return f"cannot get credentials for {server}: the kubeconfig's credential plugin failed: {problem}"
+
+
 class _BoundedPopen(subprocess.Popen):  # type: ignore[type-arg]
     """Popen whose communicate() gives up (and kills the plugin) after the request timeout."""
 
     timeout: float = 30.0
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Its own process group (a new session): at the deadline the plugin and every process it
+        # started go together. Killing the plugin alone left a child holding its stdout open, and
+        # communicate() waited for that child (45 s past a 4 s timeout).
+        kwargs["start_new_session"] = True
+        super().__init__(*args, **kwargs)
+
     def communicate(self, input: Any = None, timeout: float | None = None) -> Any:  # noqa: A002
         try:
             return super().communicate(input, timeout=timeout if timeout is not None else self.timeout)
         except subprocess.TimeoutExpired:
-            self.kill()
-            super().communicate()
+            self._kill_group()
+            try:
+                super().communicate(timeout=5)
+            except subprocess.TimeoutExpired:  # a process that left the group still holds a pipe
+                for f in (self.stdout, self.stderr):
+                    if f is not None:
+                        f.close()
+                self.wait()
             from kubernetes.config.config_exception import ConfigException
 
             raise ConfigException(
                 f"exec: credential plugin {os.path.basename(str(self.args[0] if isinstance(self.args, list) else self.args))} "
                 f"did not answer within {self.timeout:g}s and was stopped"
             ) from None
+
+
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)  # the group's id is the plugin's pid (new session)
+        except OSError:
+            self.kill()
 
 
 def bound_exec_plugins(timeout: float) -> None:

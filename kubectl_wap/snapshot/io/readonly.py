@@ -16,10 +16,12 @@ import json
 import logging
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from kubectl_wap.errors import ClusterAccessError, register_secret
 
@@ -114,6 +116,33 @@ def _install_guard(api_client: Any = None) -> None:
         setattr(cls, attr, guarded)
 
 
+class _DeadlinePassed(TimeoutError):
+    """Raised in the request's own thread when its deadline passes (whatever it was waiting on)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """One deadline for the whole request: DNS, connect, TLS handshake, status line, headers and
+    body. urllib3's timeouts bound each socket operation, so a server that trickles its headers a
+    byte at a time never meets them; a real-time timer (SIGALRM) interrupts whatever the request
+    waits on and raises a TimeoutError there. Only in the main thread (signals are delivered
+    there); elsewhere the per-operation timeouts and the body's deadline remain."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: object) -> None:
+        raise _DeadlinePassed()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class ReadOnlyClient:
     """GET-only access to one API server through a configured kubernetes ApiClient."""
 
@@ -145,6 +174,7 @@ class ReadOnlyClient:
         from kubernetes.config.config_exception import ConfigException
 
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+        headers_read = False
         try:
             # param_serialize adds auth (incl. exec-plugin token refresh) and the server URL.
             problems: list[str] = []
@@ -152,13 +182,19 @@ class ReadOnlyClient:
                 _, url, hdrs, _, _ = self._api.param_serialize(
                     "GET", path, header_params=headers, auth_settings=["BearerToken"]
                 )
-            self.credential_problems.extend(m for m in problems if m and m not in self.credential_problems)
+            if problems:
+                # A token refresh ran the exec plugin again and it failed: client-go sends nothing
+                # (exec.go roundTripper.RoundTrip returns "getting credentials: ...").
+                raise ClusterAccessError(f"cannot get credentials for {self.server_url}: the kubeconfig's credential plugin "
+                                         f"failed: {problems[-1]}")
             _clean_authorization(hdrs)
             if query:
                 url += "?" + urlencode(list(query))
             deadline = time.monotonic() + self.timeout
-            resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
-            body = self._read_body(resp, deadline, path)
+            with _deadline(self.timeout):
+                resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
+                headers_read = True
+                body = self._read_body(resp, deadline, path)
             return Response(int(resp.status), dict(resp.headers or {}), body)
         except (ReadOnlyViolation, ClusterAccessError):
             raise
@@ -172,6 +208,8 @@ class ReadOnlyClient:
         except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
             raise ClusterAccessError(self._connect_message(e)) from None
         except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
+            if headers_read:
+                raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
                 f"timed out after {self.timeout:g}s waiting for the API server at {self.server_url} "
                 f"(GET {path}); raise --request-timeout or check the network"
@@ -204,13 +242,14 @@ class ReadOnlyClient:
                     )
                 parts.append(chunk)
                 if time.monotonic() > deadline:
-                    raise ClusterAccessError(
-                        f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
-                        f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network"
-                    )
+                    raise ClusterAccessError(self._slow_body(path))
         finally:
             raw.release_conn()
         return b"".join(parts)
+
+    def _slow_body(self, path: str) -> str:
+        return (f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
+                f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network")
 
     def _tls_message(self, detail: str) -> str:
         # Prefer the line that says what is wrong with the certificate over the exception class name.
@@ -329,7 +368,7 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
-    from .kubeconfig import bound_exec_plugins, check_kubeconfig
+    from .kubeconfig import bound_exec_plugins, check_kubeconfig, credential_failure, display_url
 
     timeout = check_timeout(request_timeout)
     bound_exec_plugins(timeout)
@@ -358,10 +397,23 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
                         f"context {context!r} not found in kubeconfig {path} (available: {', '.join(map(str, names)) or 'none'})"
                     )
             # persist_config=False: refreshed tokens must never be written back (we are read-only).
+            from kubernetes.config import kube_config
+
             with _capture_kube_logs(problems):
-                kconfig.load_kube_config(
-                    config_file=path, context=context, client_configuration=cfg, persist_config=False
-                )
+                loader = kube_config._get_kube_config_loader(filename=path, active_context=context, persist_config=False)
+                server = str(loader._cluster.safe_get("server") or "")
+                if not _is_https(server):
+                    # clientcmd reads the user's identification (token, tokenFile, basic auth, client
+                    # certificate, exec plugin) only when the server is https (client-go
+                    # tools/clientcmd/client_config.go DirectClientConfig.ClientConfig, "only try to
+                    # read the auth information if we are secure"): nothing is read, run or sent.
+                    loader._user = None
+                plugin = loader._user.safe_get("exec") if loader._user else None
+                loader.load_and_set(cfg)
+            if plugin is not None and problems:
+                # client-go fails the request before it is sent (exec.go roundTripper.RoundTrip);
+                # the Python loader logs and carries on without credentials.
+                raise ClusterAccessError(credential_failure(display_url(server), plugin, problems[-1]))
     except ClusterAccessError:
         raise
     except ConfigException as e:
@@ -377,6 +429,15 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     # behind MaxRetryError and multiply the wait on an unreachable server.
     cfg.retries = False
     return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems)
+
+
+def _is_https(server: str) -> bool:
+    """client-go rest/config.go IsConfigTransportTLS: the scheme is https (url.Parse lowercases it);
+    a server without a scheme is http there (rest/url_utils.go DefaultServerURL, no CA known yet)."""
+    try:
+        return urlsplit(server.strip()).scheme == "https"
+    except ValueError:
+        return False
 
 
 def _default_kubeconfig_exists() -> bool:

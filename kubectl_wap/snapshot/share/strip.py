@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .allowlist import DROP, POD, keep, project, value_key
 from ..decode.defaulting import defaulted_spec
+from ..decode.fields import ObjectError
 from ..decode.spectemplates import SpecTemplate, TemplatedSpec, templated
 
 Obj = dict[str, Any]
@@ -252,8 +253,9 @@ def _pod(obj: Obj) -> Obj:
 
 
 def _pod_spec(spec: Any) -> Obj:
-    if isinstance(spec, dict):
-        spec = defaulted_spec(spec)  # requests from limits before limits are dropped (defaulting.py)
+    if not isinstance(spec, dict):
+        return {}  # an int or a string: nothing to keep (the loader reports it at build)
+    spec = defaulted_spec(spec)  # requests from limits before limits are dropped (defaulting.py)
     s = _pick(spec, _POD_SPEC_KEYS)
     if isinstance(s.get("nodeName"), str):
         s["nodeName"] = intern(s["nodeName"])
@@ -272,7 +274,9 @@ def _pod_spec(spec: Any) -> Obj:
 
 
 def _pod_status(obj: Obj, out: Obj) -> None:
-    status = obj.get("status") or {}
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        return  # a string or a list: nothing the scheduler reads (the loader reports it at build)
     st = _pick(status, _POD_STATUS_KEYS)
     if "resourceClaimStatuses" in st:  # the generated claim of each template claim (DRA)
         st["resourceClaimStatuses"] = [_pick(c, ("name", "resourceClaimName")) for c in _as_list(st["resourceClaimStatuses"])]
@@ -392,6 +396,8 @@ def strip_object(obj: dict) -> dict:
     must never be captured, and failing loudly beats silently writing them to a shareable file.
     """
     kind = obj.get("kind", "")
+    if not isinstance(kind, str):
+        raise ObjectError(f"an item's kind must be a string, found {type(kind).__name__}")
     if kind in _REFUSED_KINDS:
         raise ValueError(f"refusing to keep a {kind} in a snapshot")
     fn = _BY_KIND.get(kind, _base)

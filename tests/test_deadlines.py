@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_apiserver import FakeApiServer, tls_available, trickling_server, write_kubeconfig  # noqa: E402
 
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
-from kubectl_wap.snapshot.live import load_live  # noqa: E402
+from kubectl_wap.snapshot.io.live import load_live  # noqa: E402
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}

@@ -111,7 +111,7 @@ def test_jsonpath_literal_that_is_not_json_is_one_line() -> None:
 
 
 def test_completion_candidates_are_escaped(tmp_path: Path) -> None:
-    from kubectl_wap.completion import candidates
+    from kubectl_wap.cli.completion import candidates
 
     kc = tmp_path / "kubeconfig"
     kc.write_text(json.dumps({"apiVersion": "v1", "kind": "Config", "clusters": [], "users": [],

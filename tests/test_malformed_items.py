@@ -57,3 +57,27 @@ def test_wrong_shapes_exit_0_or_2_never_a_python_error(tmp_path: Path, shape: st
     assert r.returncode in (0, 2), (r.returncode, r.stderr)
     if r.returncode == 2:
         assert len(r.stderr.splitlines()) == 1 and "Error" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("events", [False, True])
+def test_snapshot_of_a_dump_keeps_events_only_with_events_and_only_preempted(tmp_path: Path, events: bool) -> None:
+    """Issue 31 item 6 (a leak): a plain `snapshot` of a dump kept every Event with its full
+    message, --events or not."""
+    import json
+
+    def event(name: str, reason: str, message: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "a"}, "reason": reason,
+                "message": message, "involvedObject": {"kind": "Pod", "name": "p", "namespace": "a"}}
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "1"}}}
+    items = [node, event("e1", "Preempted", "Preempted by pod u1 on node n"),
+             event("e2", "Failed", "pull secret-registry.example.com/token=SECRET-DISTINCT failed")]
+    f = tmp_path / "dump.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    exe = str(Path(sys.executable).with_name("kubectl-wap"))
+    r = subprocess.run([exe, "snapshot", "--snapshot", str(f), "-o", "json", *(["--events"] if events else [])],
+                       capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    assert r.returncode == 0, r.stderr
+    kept = [o for o in json.loads(r.stdout)["items"] if o.get("kind") == "Event"]
+    assert "SECRET-DISTINCT" not in r.stdout
+    assert [o["metadata"]["name"] for o in kept] == (["e1"] if events else [])

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_wap.errors import UserError
-from kubectl_wap.snapshot.save import write_private_text, write_snapshot
+from kubectl_wap.snapshot.io.save import write_private_text, write_snapshot
 
 HEADER = {"formatVersion": 2}
 ITEMS = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}]

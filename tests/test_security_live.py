@@ -249,6 +249,23 @@ def test_repeated_continue_token_is_detected(tmp_path: Path) -> None:
         assert len([r for r in srv.requests if r.path == "/api/v1/nodes"]) == 2
 
 
+class _LongTokenServer(FakeApiServer):
+    """Answers the node list with a 100 KiB continue token (issue 31: unique 1 MiB tokens grew memory)."""
+
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        body = super().list_body(info, meta, page)
+        if info.plural == "nodes":
+            body["metadata"]["continue"] = "x" * (100 << 10)
+        return body
+
+
+def test_continue_token_length_is_bounded(tmp_path: Path) -> None:
+    with _LongTokenServer([NODE], token=TOKEN, tls=True) as srv:
+        with pytest.raises(ClusterAccessError, match=r"sent a continue token of 102,400 bytes while listing nodes \(more than 65,536\)"):
+            load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None)
+        assert len([r for r in srv.requests if r.path == "/api/v1/nodes"]) == 1  # never sent back
+
+
 def test_page_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kubectl_wap.snapshot.io import live
 

@@ -71,6 +71,9 @@ def snapshot(
 
             Source(snapshot=from_snapshot, demo=demo, kubeconfig=kubeconfig, context=context).check()
             header, items = saved_items(from_snapshot, demo)
+            from ..snapshot.share.strip import wanted_events
+
+            items = wanted_events(items, events)
         else:
             from ..snapshot.io.live import load_live
 

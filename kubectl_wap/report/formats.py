@@ -205,7 +205,7 @@ def custom_columns(spec: str, items: list[Any]) -> tuple[list[str], list[list[st
 
 def victim_names(doc: dict) -> str:
     """The victim pods as kubectl's `-o name` prints them (`pod/NAME`), one a line. Names are
-    checked at load (snapshot/fields.py checked_name), and escaped here all the same."""
+    checked at load (snapshot/decode/fields.py checked_name), and escaped here all the same."""
     return printable_lines(f"pod/{v['name']}" for v in doc.get("victims") or [])
 
 

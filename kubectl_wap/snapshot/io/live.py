@@ -9,6 +9,7 @@ full collections that find nothing to free).
 from __future__ import annotations
 
 import gc
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -27,6 +28,10 @@ PAGE_LIMIT = 500
 # Bounds on one list, against a broken or hostile server: pages of 500 make 100k pages 50M
 # objects (far beyond any cluster); a continue token seen before means the server loops.
 MAX_PAGES = 100_000
+# An apiserver continue token is base64 of a small JSON (resource version and an etcd key), a few
+# hundred bytes. UPSTREAM-DIFF: client-go takes any length; a token past this is refused, and the
+# tokens seen are remembered by SHA-256, so unique 1 MiB tokens cannot grow memory per page.
+MAX_CONTINUE_BYTES = 64 << 10
 MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
 FORMAT_VERSION = 1
 
@@ -288,7 +293,7 @@ def _paginate(
     token = ""
     resource_version = ""
     count = 0
-    seen_tokens: set[str] = set()
+    seen_tokens: set[bytes] = set()
     templates = _lean.PageTemplates() if _lean is not None else None
     for _page in range(MAX_PAGES):
         query = [("limit", str(PAGE_LIMIT))]
@@ -327,12 +332,18 @@ def _paginate(
         token = str(meta.get("continue") or "")
         if not token:
             return resource_version
-        if token in seen_tokens:
+        if len(token) > MAX_CONTINUE_BYTES:
+            raise ClusterAccessError(
+                f"the API server at {client.server_url} sent a continue token of {len(token):,} bytes while listing "
+                f"{spec.name} (more than {MAX_CONTINUE_BYTES:,}); refusing to send it back"
+            )
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        if digest in seen_tokens:
             raise ClusterAccessError(
                 f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
                 f"(page {_page + 1}); it would loop forever"
             )
-        seen_tokens.add(token)
+        seen_tokens.add(digest)
     raise ClusterAccessError(
         f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
     )

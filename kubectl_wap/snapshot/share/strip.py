@@ -350,6 +350,14 @@ def _event(obj: Obj) -> Obj:
     return out
 
 
+def wanted_events(items: list[Any], events: bool) -> list[Any]:
+    """`items` with Events kept only as `snapshot --events` promises: none without it, and with it
+    only reason Preempted (what why-preempted reads). A dump (`kubectl get -A -o json`) holds every
+    event with its full message; live reads already list only these (live.py load_live)."""
+    return [o for o in items if not (isinstance(o, dict) and o.get("kind") == "Event")
+            or (events and o.get("reason") == "Preempted")]
+
+
 def _storage(obj: Obj) -> Obj:
     """PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes: the allow-list of
     allowlist.py (what the volume filters read), values unchanged; a PVC keeps only the

@@ -76,7 +76,7 @@ def render_whatif(doc: dict, console: Console, wide: bool = False, no_headers: b
     if no_headers:
         print_table(console, None, _victim_headers(wide), _victim_rows(doc, wide), True)
         return
-    render_queueing(doc, console)
+    _print_queueing(doc, console)
     pre = doc["preemptor"]
     style = _OUTCOME_STYLE.get(doc["outcome"], "bold")
     s = doc["summary"]
@@ -187,10 +187,10 @@ def _short(names: list[str], n: int = 4) -> str:
     return ", ".join(names[:n]) + (f", ... (+{len(names) - n})" if len(names) > n else "")
 
 
-@inert
-def render_queueing(doc: dict, console: Console, steps: bool = False) -> None:
+def _print_queueing(doc: dict, console: Console, steps: bool = False) -> None:
     """The Kueue stage, before kube-scheduler's part (kubectl_wap/cli/kueuestage.py): its line, its
-    notes and, for explain, its steps."""
+    notes and, for explain, its steps. Called only by render_whatif and render_explain, which are
+    @inert: the document reaching it is escaped already (no second pass over it)."""
     q = doc.get("queueing")
     if not q:
         return
@@ -207,7 +207,7 @@ def render_explain(doc: dict, console: Console, err: Console | None = None, wide
     """Numbered steps. A step listing many items ("; "-separated) is folded to its first few
     unless `wide`, which lists one item a line."""
     print_warnings(err or console, doc["warnings"])
-    render_queueing(doc, console, steps=True)
+    _print_queueing(doc, console, steps=True)
     say(console, f"Outcome: {doc['outcome']}: {doc['message']}")
     if line := profile_line(doc):
         say(console, line)

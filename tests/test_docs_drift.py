@@ -29,22 +29,18 @@ at its place, counting lines from each end):
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import select
 import shlex
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import pytest
+
+from tests.ptyrun import run_in_pty
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = 80
@@ -141,31 +137,10 @@ def argv_of(command: str) -> tuple[list[str], bool]:
 def run(command: str) -> tuple[str, ...]:
     """The command's stdout (and stderr with `2>&1`) in an 80-column pseudo-terminal, as lines."""
     argv, merge = argv_of(command)
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    env.update(NO_COLOR="1", TERM="xterm", TZ="UTC", KUBECONFIG=os.devnull, LC_ALL="C.UTF-8")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, COLUMNS, 0, 0))
+    env = {"NO_COLOR": "1", "TZ": "UTC", "KUBECONFIG": os.devnull, "LC_ALL": "C.UTF-8"}
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=slave,
-                                stderr=slave if merge else err, env=env, close_fds=True)
-        os.close(slave)
-        chunks = []
-        while True:
-            ready, _, _ = select.select([master], [], [], 300)
-            if not ready:
-                proc.kill()
-                raise TimeoutError(command)
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            chunks.append(data)
-        os.close(master)
-        proc.wait(60)
-    text = ANSI.sub("", b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n"))
-    return _trim([ln.rstrip() for ln in text.split("\n")])
+        _, out = run_in_pty(argv, COLUMNS, env=env, timeout=300, stderr=None if merge else err, cwd=ROOT)
+    return _trim([ln.rstrip() for ln in ANSI.sub("", out).split("\n")])
 
 
 # ---- comparing ---------------------------------------------------------------------------------

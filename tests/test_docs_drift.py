@@ -231,7 +231,7 @@ def test_every_transcript_is_what_the_program_prints(block: Block):
 def test_the_pages_show_transcripts():
     """README shows five commands with their output; the check is not vacuous."""
     readme = [b for b in BLOCKS if b.page.name == "README.md" and b.page.parent == ROOT]
-    assert sum(len(b.steps) for b in readme) == 5
+    assert sum(len(b.steps) for b in readme) >= 5
     assert len({b.page for b in BLOCKS}) >= 8
 
 

@@ -292,7 +292,7 @@ def test_exit_code_verdicts(target, code):
 
 @pytest.mark.parametrize("to,changed", [("--replicas 4", True), ("-n ml", False)])
 def test_diff_exit_code_is_1_only_when_the_sides_differ(to, changed):
-    # README: `diff --exit-code` exits 1 when the scenarios differ, 0 when they agree (as
+    # docs/commands/diff.md: `diff --exit-code` exits 1 when the scenarios differ, 0 when they agree (as
     # `git diff --exit-code`); without the flag it exits 0 either way.
     args = ["diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", to, "-o", "json"]
     r = invoke(*args, "--exit-code")

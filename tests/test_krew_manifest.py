@@ -318,14 +318,14 @@ def test_long_lines_are_warned_about(doc):
     assert warnings == ["line length in `caveats` exceeds 80 characters"]
 
 
-def test_readme_release_claim_matches_the_build():
-    """The README's claim about the manifest's sha256 is what plugins.build does: only --release
+def test_docs_release_claim_matches_the_build():
+    """docs/install.md's claim about the manifest's sha256 is what plugins.build does: only --release
     (this machine's archive) and --update-manifest-from (every archive in a directory) write it."""
     import inspect
 
     from plugins import build
 
-    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).resolve().parent.parent / "docs" / "install.md").read_text().split())
     assert "`python -m plugins.build --release` builds this machine's release archive" in readme
     src = inspect.getsource(build.main)
     assert "if ns.release or ns.update_manifest_from:" in src
@@ -333,7 +333,7 @@ def test_readme_release_claim_matches_the_build():
 
 
 def test_readme_install_is_three_commands_that_match_the_manifest(doc):
-    """Issue 32: the README's install section is three commands a macOS/Linux user copies, and
+    """The README's install section is three commands a macOS/Linux user copies, and
     the archive they download is the one the manifest names for their platform."""
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Install as a kubectl plugin"):]

@@ -93,7 +93,7 @@ def test_table_is_the_same_from_the_placement_only_document():
     assert outs[0] == outs[1] and "more candidate unit(s) on other nodes were spared" in outs[0]
 
 
-# ---- the README's examples in a real terminal -----------------------------------------------------
+# ---- the documented examples in a real terminal---------------------------------------------------
 
 EXAMPLES = [
     ["whatif", "podgroup", "job-1", "-n", "ml", "--demo"],
@@ -107,7 +107,7 @@ EXAMPLES = [
     ["diff", "podgroup", "job-1", "-n", "ml", "--demo", "--to", "--feature-gates PodGroupPreemptionPolicy=true"],
     ["whatif", "podgroup", "new-job", "-n", "ml", "--demo", "--replicas", "16", "--requests", "cpu=8,memory=64Gi,nvidia.com/gpu=1",
      "--priority-class", "high-priority", "--min-count", "16", "--disruption-mode", "all", "--toleration", "nvidia.com/gpu=present:NoSchedule"],
-    # the two-stage answer on a Kueue cluster (README "On a Kueue cluster")
+    # the two-stage answer on a Kueue cluster (docs/commands/whatif.md "On a Kueue cluster")
     ["whatif", "-f", str(Path(__file__).parent / "fixtures" / "kueue-demo" / "job.yaml"), "--snapshot",
      str(Path(__file__).parent / "fixtures" / "kueue-demo" / "cluster.yaml")],
 ]

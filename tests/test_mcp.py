@@ -160,9 +160,8 @@ def test_without_the_extra_the_command_is_one_line_naming_the_pip_command():
     assert r.stdout == ""
 
 
-def test_the_readmes_client_configurations_are_valid_json():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("### AI assistants", 1)[1].split("\n### ", 1)[0]
+def test_the_docs_client_configurations_are_valid_json():
+    section = (Path(__file__).resolve().parent.parent / "docs" / "commands" / "mcp.md").read_text()
     blocks = [b.split("```", 1)[0] for b in section.split("```json\n")[1:]]
     assert len(blocks) == 2
     for b in blocks:

@@ -1,6 +1,6 @@
 """Default preemption's last tie-break (preemption.go pickOneNodeForPreemption: "the first Node in
 the list", i.e. Go map order, random). UPSTREAM-DIFF, documented in preemption/default.py and the
-README: we take the smallest node name, whatever order the snapshot lists the nodes in."""
+docs/fidelity.md: we take the smallest node name, whatever order the snapshot lists the nodes in."""
 
 from __future__ import annotations
 

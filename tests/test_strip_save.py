@@ -270,7 +270,7 @@ def test_failed_write_keeps_previous_file(tmp_path: Path) -> None:
 
 
 def test_new_file_is_private_whatever_the_umask(tmp_path: Path) -> None:
-    # A snapshot holds cluster data: created 0600 (README, "Security"), not 0644 by umask.
+    # A snapshot holds cluster data: created 0600 (docs/security.md), not 0644 by umask.
     old = os.umask(0o022)
     try:
         path = tmp_path / "m.json"

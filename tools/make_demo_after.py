@@ -2,7 +2,7 @@
 our `whatif podgroup job-1 -n ml --demo` answer (executor.go PreemptPod): every victim has the
 DisruptionTarget condition (PreemptionByScheduler, 11:58:00Z) and a deletionTimestamp, every job-1
 pod its nominatedNodeName. No events (they are what a capture an hour later would have lost).
-It is the input of `why-preempted` in the README. Deterministic; `--check` says if the file is stale.
+It is the input of `why-preempted` in the README and docs/commands/why-preempted.md. Deterministic; `--check` says if the file is stale.
 
     python tools/make_demo_after.py [--check]
 """

@@ -1,7 +1,7 @@
 """`--autoscale`: would adding nodes (Cluster Autoscaler / overscheduling) avoid preemption?
 
-`autoscale_section(...)` builds the report's ``autoscale`` section; see the README section
-"Autoscaling" for the fields.
+`autoscale_section(...)` builds the report's ``autoscale`` section; see docs/commands/whatif.md
+"Autoscaling what-if" for the fields.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from .whatif import whatif_report
 from .whypreempted import forensics_report
 
 
-@app.command(epilog=_examples("  # Claude Code: register it (README: Claude Desktop, Cursor, VS Code)\n  claude mcp add kubectl-wap -- kubectl-wap mcp",
+@app.command(epilog=_examples("  # Claude Code (other clients: docs/commands/mcp.md)\n  claude mcp add kubectl-wap -- kubectl-wap mcp",
                               "  # Any client's mcp.json / claude_desktop_config.json\n"
                               "  {\"mcpServers\": {\"kubectl-wap\": {\"command\": \"kubectl-wap\", \"args\": [\"mcp\"]}}}"))
 def mcp(debug: DebugOpt = False) -> None:

@@ -91,7 +91,7 @@ def whatif(
     exit_code: ExitCodeOpt = False,
     fail_if: Annotated[Optional[str], typer.Option("--fail-if", metavar="EXPR", help=(
         "CI gate: exit 20, the reason on stderr, when this predicate over the report holds, e.g. 'victims > 0', "
-        "'pdbViolated', 'namespace in (prod)', 'gpuPods > 4 or victimUnits >= 3' (README: The CI gate)."))] = None,
+        "'pdbViolated', 'namespace in (prod)', 'gpuPods > 4 or victimUnits >= 3' (docs/ci-gate.md)."))] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""

@@ -1,6 +1,6 @@
 """One-pod scheduling: Filter (with nominated pods) then Score, as schedule_one.go's schedulePod.
 
-Deterministic stand-ins for upstream's random choices (documented in the README):
+Deterministic stand-ins for upstream's random choices (documented in docs/fidelity.md):
 every node is evaluated (percentageOfNodesToScore = 100, start index 0, nodes in name order),
 and score ties go to the smallest node name.
 """

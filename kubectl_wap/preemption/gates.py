@@ -8,7 +8,7 @@ from ..errors import UserError
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import PROFILES, Profile
 
-# Our defaults (documented in the README): the v1.37 world with workload scheduling on.
+# Our defaults (documented in docs/fidelity.md): the v1.37 world with workload scheduling on.
 # TopologyAwareWorkloadScheduling defaults to true although upstream's gate is alpha: a PodGroup or
 # CompositePodGroup carrying spec.schedulingConstraints only exists when the apiserver gate is on
 # (the field is dropped otherwise), so a snapshot that has them comes from a TAS-enabled cluster.

@@ -3,7 +3,7 @@ pickOneNodeForPreemption (pkg/scheduler/framework/preemption/preemption.go) that
 each candidate and the chosen node, in upstream's order:
 1. fewest PDB violations, 2. lowest highest-victim priority, 3. smallest sum of victim priorities
 (each + MaxInt32 + 1), 4. fewest victims, 5. latest earliest start time among the highest-priority
-victims, 6. first in node order (ours: name order, see the README's deterministic stand-ins)."""
+victims, 6. first in node order (ours: name order, see docs/fidelity.md's deterministic stand-ins)."""
 
 from __future__ import annotations
 

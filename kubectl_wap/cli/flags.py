@@ -46,12 +46,17 @@ KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgr
 NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
 
 
-def _output_opt(formats: tuple[str, ...]) -> Any:
-    shown = "|".join(f + ("=..." if f in ("jsonpath", "custom-columns") else "") for f in formats)
-    return Annotated[str, typer.Option("--output", "-o", help=f"Output format: {shown}.")]
+def _output_opt(html: bool) -> Any:
+    """The one `-o/--output` option (issue 33): every command takes the same formats (html where it
+    has a page), defined in report/formats.py; `-o=json` and `--output=json` both work."""
+    from ..report.formats import allowed, shown
+
+    return Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help=f"Output format: {shown(allowed(html))}.")]
+
+
+OutputOpt = _output_opt(html=False)
+HtmlOutputOpt = _output_opt(html=True)
 
 
 CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
 
-
-DIAG_FORMATS = ("table", "wide", "json", "yaml")

@@ -143,7 +143,12 @@ def test_output_format_errors_are_one_line_with_exit_2() -> None:
                          ("custom-columns=", "custom-columns format specified but no custom columns given"),
                          ("custom-columns=NAME", "unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"),
                          ("go-template={{.kind}}", "Go templates are not supported"),
-                         ("jsonpath-file=/no/such/file", "error reading template")]:
+                         ("jsonpath-file=/no/such/file", "error reading template"),
+                         ("html", "-o html: this command has no page")]:
+        if value == "html":
+            r = invoke("rank", "--demo", "-o", value)
+            assert r.exit_code == 2 and words in r.stderr and not r.stdout, r.output
+            continue
         r = invoke("whatif", *JOB1, "-o", value)
         lines = r.stderr.strip().splitlines()
         assert r.exit_code == 2 and len(lines) == 1 and words in lines[0] and not r.stdout, (value, r.output)
@@ -187,16 +192,18 @@ def test_jsonpath_prints_and_fails_as_kubectl(command: str, offline_env: dict[st
     path.write_text(json.dumps(doc))
     for template in JSONPATHS:
         template = template.replace("ROWS", key)
-        ours = invoke(*COMMANDS[command][0], "-o", f"jsonpath={template}")
-        # `label --local` runs kubectl's printers offline; removing a label that is not there adds an
-        # empty metadata.labels, which no template here reads
-        theirs = _kubectl(["label", "--local", "-f", str(path), "wap-", "-o", f"jsonpath={template}"], offline_env)
-        if theirs.returncode == 0:
-            assert ours.exit_code == 0, (template, ours.output)
-            assert ours.stdout == theirs.stdout, template
-        else:
-            assert ours.exit_code == 2 and not ours.stdout, (template, ours.output)
-            assert ours.stderr.strip() == _kubectl_error(theirs.stderr), template
+        for allow in ("true", "false"):  # --allow-missing-template-keys=false: a missing field is an error
+            flags = ["-o", f"jsonpath={template}", f"--allow-missing-template-keys={allow}"]
+            ours = invoke(*COMMANDS[command][0], *flags)
+            # `label --local` runs kubectl's printers offline; removing a label that is not there adds
+            # an empty metadata.labels, which no template here reads
+            theirs = _kubectl(["label", "--local", "-f", str(path), "wap-", *flags], offline_env)
+            if theirs.returncode == 0:
+                assert ours.exit_code == 0, (template, allow, ours.output)
+                assert ours.stdout == theirs.stdout, (template, allow)
+            else:
+                assert ours.exit_code == 2 and not ours.stdout, (template, allow, ours.output)
+                assert ours.stderr.strip() == _kubectl_error(theirs.stderr), (template, allow)
 
 
 @needs_kubectl

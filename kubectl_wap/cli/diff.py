@@ -9,7 +9,7 @@ import typer
 from ..errors import UserError
 from .analysis import _analysis
 from .app import _click, _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, HtmlOutputOpt, KindArg, NameArg, NoHeadersOpt
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, HtmlOutputOpt, KindArg, NameArg, NoHeadersOpt
 from .options import Hypothetical, Source, options
 
 
@@ -29,6 +29,7 @@ def diff(
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
     output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the scenarios differ, 0 when they agree (like git diff --exit-code).")] = False,
@@ -39,7 +40,7 @@ def diff(
     def run() -> dict:
         from .output import emit, output_format
 
-        out = output_format(output, html=True)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         d = diff_report(kind, name, src, hyp, to, color)
         emit(d, out, diff_printers(), color, no_headers)
         return d

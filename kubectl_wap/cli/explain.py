@@ -6,7 +6,8 @@ from .analysis import _analysis, _finish
 from typing import Any
 
 from .app import _examples, _guard, app
-from .flags import Color, ColorOpt, CyclesOpt, DebugOpt, ExitCodeOpt, KindArg, NameArg, NoHeadersOpt, OutputOpt
+from .flags import (AllowMissingOpt, Color, ColorOpt, CyclesOpt, DebugOpt, ExitCodeOpt, KindArg, NameArg, NoHeadersOpt,
+                    OutputOpt)
 from .options import Hypothetical, Source, options
 
 
@@ -22,6 +23,7 @@ def explain(
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
     output: OutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     cycles: CyclesOpt = None,
@@ -34,7 +36,7 @@ def explain(
     def run() -> dict:
         from .output import emit, output_format
 
-        out = output_format(output)
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         doc, _ = _analysis(kind, name, src, hyp, color, cycles=cycles)
         emit(doc, out, explain_printers(), color, no_headers)
         return doc

@@ -56,6 +56,11 @@ def _output_opt(html: bool) -> Any:
 
 OutputOpt = _output_opt(html=False)
 HtmlOutputOpt = _output_opt(html=True)
+# kubectl's PrintFlags flag of the same name. UPSTREAM-DIFF: it takes its value after `=` (or a space);
+# pflag also takes the bare flag for true, which is the default anyway.
+AllowMissingOpt = Annotated[str, typer.Option("--allow-missing-template-keys", metavar="BOOL", help=(
+    "If true (the default), a -o jsonpath field missing from the document prints nothing; "
+    "--allow-missing-template-keys=false makes it an error, as in kubectl."))]
 
 
 CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]

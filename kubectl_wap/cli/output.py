@@ -29,9 +29,14 @@ class Printers:
     html: Callable[[dict], str] | None = None
 
 
-def output_format(text: str, html: bool = False) -> OutputFormat:
-    """The command's `-o`, parsed (before the cluster is read) and with a template file read."""
-    out = parse_output(text, html)
+def output_format(text: str, html: bool = False, allow_missing: str = "true") -> OutputFormat:
+    """The command's `-o` (and --allow-missing-template-keys), parsed before the cluster is read,
+    with a template file read."""
+    from dataclasses import replace
+
+    from ..report.formats import parse_bool
+
+    out = replace(parse_output(text, html), allow_missing=parse_bool("--allow-missing-template-keys", allow_missing))
     if out.format in ("jsonpath-file", "custom-columns-file"):
         from pathlib import Path
 
@@ -39,7 +44,7 @@ def output_format(text: str, html: bool = False) -> OutputFormat:
 
         try:
             # kubectl reads the whole file as the template: a jsonpath file's last newline is printed
-            return OutputFormat(out.format, read_text(Path(out.arg)))
+            return replace(out, arg=read_text(Path(out.arg)))
         except UserError as e:
             raise UserError(f"error reading template {e}") from None
     return out
@@ -53,7 +58,7 @@ def emit(doc: dict, out: OutputFormat, printers: Printers, color: Color = Color.
     elif fmt in ("jsonpath", "jsonpath-file", "jsonpath-as-json"):
         from ..report.formats import jsonpath
 
-        sys.stdout.write(jsonpath(out.arg, doc, as_json=fmt == "jsonpath-as-json"))  # the template says where lines end
+        sys.stdout.write(jsonpath(out.arg, doc, as_json=fmt == "jsonpath-as-json", allow_missing=out.allow_missing))  # the template says where lines end
     elif fmt in ("custom-columns", "custom-columns-file"):
         from ..report.formats import column_file, column_spec, custom_columns
 

@@ -10,6 +10,7 @@ import typer
 from ..errors import UserError
 from .app import _examples, _guard, app
 from .flags import (
+    AllowMissingOpt,
     Color,
     ColorOpt,
     ContextOpt,
@@ -48,6 +49,7 @@ def pending(
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: HtmlOutputOpt = "table", color: ColorOpt = Color.auto,
+    allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
     compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
@@ -61,7 +63,8 @@ def pending(
     def run() -> None:
         from .output import emit, output_format
 
-        out = output_format(output, html=compare_versions is None)  # the version comparison has no page
+        # the version comparison has no page
+        out = output_format(output, html=compare_versions is None, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
         doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)

@@ -11,7 +11,7 @@ import typer
 from ..errors import UserError
 from .analysis import _analysis
 from .app import _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, NoHeadersOpt, OutputOpt
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, NoHeadersOpt, OutputOpt
 from .inputs import _early_gates, _gates_for, _load, _snapshot_time
 from .options import Hypothetical, Source, options
 
@@ -42,6 +42,7 @@ def rank(
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
     output: OutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     debug: DebugOpt = False,
@@ -52,7 +53,7 @@ def rank(
     def run() -> None:
         from .output import emit, output_format
 
-        out = output_format(output)
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         doc, captured = _rank_report(priority, order.value, limit, for_, all_namespaces, src, hyp, color)
         emit(doc, out, rank_printers(captured), color, no_headers)
 

@@ -10,7 +10,7 @@ import typer
 from ..errors import UserError
 from .analysis import _hypothetical_objects
 from .app import _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, HtmlOutputOpt, NoHeadersOpt
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, HtmlOutputOpt, NoHeadersOpt
 from .inputs import _default_namespace, _early_gates, _gates_for, _load, _snapshot_time
 from .options import Hypothetical, Source, options
 
@@ -36,6 +36,7 @@ def simulate(
     job_backoff_limit: Annotated[int, typer.Option("--job-backoff-limit", help="A Job's victims are recreated until it has failed more than this many times (Jobs are not in the snapshot).")] = 6,
     storm_limit: Annotated[int, typer.Option("--storm-limit", help="Stop scheduling a preemptor once it has preempted the same victims this many times (a preemption storm).")] = 3,
     output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     debug: DebugOpt = False,
@@ -47,7 +48,7 @@ def simulate(
     def run() -> None:
         from .output import emit, output_format
 
-        out = output_format(output, html=True)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         doc = simulation_report(kind, name, src, hyp, color, at=at, max_cycles=max_cycles, time_limit=time_limit,
                                 recreate_victims=recreate_victims, grace=grace, grace_seconds=grace_seconds,
                                 job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)

@@ -11,6 +11,7 @@ from ..errors import UserError
 from .analysis import _analysis, _finish
 from .app import _examples, _guard, app
 from .flags import (
+    AllowMissingOpt,
     Color,
     ColorOpt,
     CyclesOpt,
@@ -83,6 +84,7 @@ def whatif(
     selector: SelectorOpt = None,
     victim_namespace: VictimNsOpt = None,
     output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: ExitCodeOpt = False,
@@ -96,7 +98,7 @@ def whatif(
     def run() -> dict:
         from .output import emit, output_format
 
-        out = output_format(output, html=True)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         gate = None
         if fail_if is not None:
             from ..report.gate import parse_predicate

@@ -10,6 +10,7 @@ import typer
 
 from .app import _examples, _guard, app
 from .flags import (
+    AllowMissingOpt,
     Color,
     ColorOpt,
     ContextOpt,
@@ -34,6 +35,7 @@ def why_preempted_cmd(
     name: Annotated[Optional[str], typer.Argument(help="Name of the preempted object.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: OutputOpt = "table", color: ColorOpt = Color.auto,
+    allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
 ) -> None:
@@ -44,7 +46,7 @@ def why_preempted_cmd(
     def run() -> None:
         from .output import emit, output_format
 
-        out = output_format(output)
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
         doc = forensics_report(kind, name, src, color)

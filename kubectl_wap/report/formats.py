@@ -34,6 +34,7 @@ class OutputFormat:
 
     format: str
     arg: str = ""
+    allow_missing: bool = True  # --allow-missing-template-keys (jsonpath only, as kubectl)
 
     @property
     def table(self) -> bool:
@@ -47,6 +48,15 @@ def allowed(html: bool) -> tuple[str, ...]:
 def shown(formats: Iterable[str]) -> str:
     """The formats as `--help` and errors list them (`jsonpath=...`)."""
     return "|".join(f + ("=..." if f in TEMPLATE_FORMATS else "") for f in formats)
+
+
+def parse_bool(flag: str, text: str) -> bool:
+    """A pflag bool value (strconv.ParseBool's spellings), kubectl's line for any other."""
+    if text in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if text in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise UserError(f'invalid argument "{text}" for "{flag}" flag: strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
 def parse_output(text: str, html: bool = False) -> OutputFormat:
@@ -63,6 +73,8 @@ def parse_output(text: str, html: bool = False) -> OutputFormat:
                 raise UserError("custom-columns format specified but no custom columns given")
             raise UserError("template format specified but no template given")
         return OutputFormat(fmt, arg)
+    if fmt == HTML and not html:
+        raise UserError(f"-o html: this command has no page (whatif, diff, pending and simulate have one); formats: {shown(formats)}")
     if fmt in GO_TEMPLATES:
         raise UserError(f"-o {fmt}: Go templates are not supported; use -o jsonpath=... (kubectl's JSONPath, the same "
                         f"fields); formats: {shown(formats)}")
@@ -75,14 +87,14 @@ def parse_output(text: str, html: bool = False) -> OutputFormat:
 
 # ---- -o jsonpath ---------------------------------------------------------------------------------
 
-def jsonpath(template: str, data: Any, as_json: bool = False) -> str:
+def jsonpath(template: str, data: Any, as_json: bool = False, allow_missing: bool = True) -> str:
     """What kubectl's `-o jsonpath=TEMPLATE` (as_json: `-o jsonpath-as-json=`) prints for `data`:
-    missing keys print nothing, as kubectl's default --allow-missing-template-keys=true; kubectl's
+    missing keys print nothing, as with kubectl's default --allow-missing-template-keys=true; kubectl's
     error line (UserError) for a template that does not parse or fails on the document. The
     escaping rule (issue 31): the template runs over the document with every string made
     printable, so a value's control characters print as escapes while the template's own literals
     (`{"\\n"}`) end lines as the user wrote them."""
-    return execute(template, printable_doc(data), as_json=as_json)
+    return execute(template, printable_doc(data), as_json=as_json, allow_missing=allow_missing)
 
 
 # ---- -o custom-columns ---------------------------------------------------------------------------

@@ -16,12 +16,8 @@ def go_text(v: Any, top: bool = False) -> str:
     prints `null`: `top`)."""
     if v is None:
         return "null" if top else "<nil>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return _go_float(v, json=False)
+    if (text := _scalar(v, json=False)) is not None:
+        return text
     if isinstance(v, str):
         return v
     if isinstance(v, dict):
@@ -29,6 +25,17 @@ def go_text(v: Any, top: bool = False) -> str:
     if isinstance(v, list):
         return "[" + " ".join(go_text(x) for x in v) + "]"
     return str(v)
+
+
+def _scalar(v: Any, json: bool) -> str | None:
+    """A bool or a number as fmt (or encoding/json) writes it; None for any other value."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _go_float(v, json)
+    return None
 
 
 def _go_float(f: float, json: bool) -> str:
@@ -66,12 +73,8 @@ def go_json(v: Any, indent: str = "") -> str:
 def _json(v: Any, indent: str, pad: str) -> str:
     if v is None:
         return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return _go_float(v, json=True)
+    if (text := _scalar(v, json=True)) is not None:
+        return text
     if isinstance(v, str):
         return _json_string(v)
     inner = pad + indent
@@ -108,6 +111,8 @@ def _json_string(s: str) -> str:
 
 def go_type(v: Any) -> str:
     """The Go type kubectl's unstructured value of `v` has, as its errors name it."""
+    if v is None:
+        return "nil"
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, int):

@@ -497,15 +497,11 @@ def _recursive(values: list[Any]) -> list[Any]:
 
 
 def _basic(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "string"
-    raise JSONPathError("invalid type for comparison")
+    """template's basicKind: only a bool, a number or a string compares."""
+    kind = go_type(v)
+    if kind not in ("bool", "int64", "float64", "string"):
+        raise JSONPathError("invalid type for comparison")
+    return kind
 
 
 def _compare(a: Any, b: Any, op: str) -> bool:

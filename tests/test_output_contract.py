@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
@@ -175,6 +177,8 @@ JSONPATHS = [
     "{.kind}", "{.nope}", "{.apiVersion}{\"\\n\"}{.kind}", "{range .ROWS[*]}{.name}{\"\\t\"}{.namespace}{\"\\n\"}{end}",
     "{.ROWS[0]}", "{.ROWS[-1:]}", "{.ROWS[*].name}", "{.ROWS[?(@.priority>500)].name}", "{.ROWS[99].name}",
     "{.ROWS[0].name.x}", "{.kind[0]}", "{.a[}", "{.kind", "{end}", "{range .ROWS[*]}{.name}", "{.ROWS[?(@.name==1)].name}",
+    "{.ROWS[0,1].name}", "{.ROWS[0]['name']}", "{.ROWS[::2].name}", "{.ROWS[1:0].name}", "{.ROWS[?(@.name)].name}",
+    "{'lit'} {.kind}", '{"\\x"}', "{.ROWS[a]}", "{foo}", "{true}{3}{1.5}", "{#}", "x}{.kind}", "{.ROWS[*].nope.x}",
 ]
 
 
@@ -257,3 +261,67 @@ def test_custom_columns_print_as_kubectl(command: str, rows_server: dict[str, st
         assert theirs.returncode == 0, theirs.stderr
         assert ours.exit_code == 0, ours.output
         assert ours.stdout == theirs.stdout, command
+
+
+def test_pflag_form_for_version_and_snapshot() -> None:
+    """The two commands with an -o of their own (json or yaml) take pflag's `-o=FORMAT` too."""
+    r = invoke("version", "-o=json")
+    assert r.exit_code == 0 and "clientVersion" in json.loads(r.stdout), r.output
+    r = invoke("snapshot", "--demo", "-o=yaml")
+    assert r.exit_code == 0 and yaml.safe_load(r.stdout)["kind"] == "Snapshot", r.output[:300]
+    r = invoke("version", "-o", "xml")
+    assert r.exit_code == 2 and "want json or yaml" in r.output
+
+
+# ---- invariants ------------------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_go_json_is_json_of_the_same_value(v: object) -> None:
+    """What -o jsonpath prints for a map or list (Go's encoding/json: sorted keys, <>& escaped,
+    Go's number forms) reads back as the same value."""
+    from kubectl_wap.report.gofmt import go_json
+
+    text = go_json(v)
+    assert _same(json.loads(text), v)
+    assert not any(c in text for c in "<>&\u2028\u2029")
+    assert _same(json.loads(go_json(v, indent="    ")), v)
+
+
+def _same(read: object, v: object) -> bool:
+    """Equal, a float compared as the float its Go text reads back as (Go writes 3.2e16 as
+    32225478448945370, which JSON reads as an integer)."""
+    if isinstance(v, float):
+        return float(read) == v  # type: ignore[arg-type]
+    if isinstance(v, list):
+        return isinstance(read, list) and len(read) == len(v) and all(_same(a, b) for a, b in zip(read, v))
+    if isinstance(v, dict):
+        return isinstance(read, dict) and read.keys() == v.keys() and all(_same(read[k], v[k]) for k in v)
+    return read == v and type(read) is type(v)
+
+
+CELL = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda n: st.lists(st.lists(CELL, min_size=n, max_size=n), min_size=1, max_size=6)))
+def test_custom_columns_align_as_a_tabwriter(rows: list[list[str]]) -> None:
+    """Every line's cells start at the same offsets; a column is its widest cell + 3 (at least 6)
+    wide; the last cell is written as it is (no trailing spaces)."""
+    from kubectl_wap.report.formats import layout_columns
+
+    lines = layout_columns(rows).splitlines()
+    assert len(lines) == len(rows)
+    for c in range(len(rows[0]) - 1):
+        width = max(6, max(len(r[c]) for r in rows) + 3)
+        start = sum(max(6, max(len(r[k]) for r in rows) + 3) for k in range(c))
+        for line, row in zip(lines, rows):
+            assert line[start:start + width] == row[c].ljust(width)
+    assert all(line == line.rstrip() for line in lines)

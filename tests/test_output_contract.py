@@ -261,6 +261,25 @@ def test_custom_columns_print_as_kubectl(command: str, rows_server: dict[str, st
         assert theirs.returncode == 0, theirs.stderr
         assert ours.exit_code == 0, ours.output
         assert ours.stdout == theirs.stdout, command
+    # the same columns from a file: a line of headers, a line of paths
+    path = Path(rows_server["HOME"]) / f"{ns}.columns"
+    headers, paths = zip(*(c.split(":", 1) for c in spec.split(",") if c.split(":", 1)[0]))
+    path.write_text(" ".join(headers) + "\n" + " ".join(paths) + "\n")
+    ours = invoke(*COMMANDS[command][0], "-o", f"custom-columns-file={path}")
+    theirs = _kubectl(["get", "pods", "-n", ns, "-o", f"custom-columns-file={path}"], rows_server)
+    assert theirs.returncode == 0 and ours.exit_code == 0, (theirs.stderr, ours.output)
+    assert ours.stdout == theirs.stdout, command
+
+
+@needs_kubectl
+def test_custom_columns_errors_are_kubectls(rows_server: dict[str, str]) -> None:
+    """A spec kubectl refuses is refused in kubectl's words. UPSTREAM-DIFF: kubectl has printed the
+    header line when a column's path fails to parse; nothing is printed here (and exit 2, not 1)."""
+    for spec in ("NAME:.name,BAD:.a[", "NAME", "A:{.x}{.y}", "A:.x[?(@.a==1]", "A:.b[x]"):
+        ours = invoke(*COMMANDS["whatif"][0], "-o", f"custom-columns={spec}")
+        theirs = _kubectl(["get", "pods", "-n", "c0", "-o", f"custom-columns={spec}"], rows_server)
+        assert theirs.returncode == 1 and ours.exit_code == 2 and not ours.stdout, (spec, ours.output)
+        assert ours.stderr.strip() == theirs.stderr.strip(), spec
 
 
 def test_pflag_form_for_version_and_snapshot() -> None:

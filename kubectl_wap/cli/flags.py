@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ..report.formats import allowed, shown
 from .options import Source, group_hints
 
 
@@ -46,16 +47,9 @@ KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgr
 NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
 
 
-def pflag_value(value: Optional[str]) -> Optional[str]:
-    """A short option's value as pflag reads it: `-o=json` is `-o json` (click hands over `=json`)."""
-    return value[1:] if value and value.startswith("=") else value
-
-
 def _output_opt(html: bool) -> Any:
     """The one `-o/--output` option (issue 33): every command takes the same formats (html where it
     has a page), defined in report/formats.py; `-o=json` and `--output=json` both work."""
-    from ..report.formats import allowed, shown
-
     return Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help=f"Output format: {shown(allowed(html))}.")]
 
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from ..errors import UserError
+from ..report.formats import pflag_value
 from .app import _console, _examples, _guard, app
 from .flags import (
     Color,
@@ -21,7 +22,6 @@ from .flags import (
     MaxInputOpt,
     SnapshotOpt,
     TimeoutOpt,
-    pflag_value,
 )
 from .options import Source
 

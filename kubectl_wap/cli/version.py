@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from .. import __version__
+from ..report.formats import pflag_value
 from .app import _emit, _examples, app
-from .flags import pflag_value
 
 
 def _version_output(value: Optional[str]) -> Optional[str]:

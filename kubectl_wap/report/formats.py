@@ -14,7 +14,9 @@ from typing import Any, Iterable
 
 from ..errors import UserError
 from .escape import printable, printable_doc, printable_lines
-from .jsonpath import JSONPathError, execute, find_results, go_text, parse
+
+# report/jsonpath.py is imported where a template is run: every command's `--help` reads the
+# formats above, and the engine's import (~7 ms) is for the few runs that print a template.
 
 # Formats that take a template after `=` (kubectl's spelling), and those that read it from a file.
 TEMPLATE_FORMATS = ("jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns", "custom-columns-file")
@@ -36,10 +38,6 @@ class OutputFormat:
     arg: str = ""
     allow_missing: bool = True  # --allow-missing-template-keys (jsonpath only, as kubectl)
 
-    @property
-    def table(self) -> bool:
-        return self.format in ("table", "wide")
-
 
 def allowed(html: bool) -> tuple[str, ...]:
     return FORMATS + ((HTML,) if html else ())
@@ -48,6 +46,11 @@ def allowed(html: bool) -> tuple[str, ...]:
 def shown(formats: Iterable[str]) -> str:
     """The formats as `--help` and errors list them (`jsonpath=...`)."""
     return "|".join(f + ("=..." if f in TEMPLATE_FORMATS else "") for f in formats)
+
+
+def pflag_value(value: str | None) -> str | None:
+    """A short option's value as pflag reads it: `-o=json` is `-o json` (click hands over `=json`)."""
+    return value[1:] if value and value.startswith("=") else value
 
 
 def parse_bool(flag: str, text: str) -> bool:
@@ -60,10 +63,9 @@ def parse_bool(flag: str, text: str) -> bool:
 
 
 def parse_output(text: str, html: bool = False) -> OutputFormat:
-    """`-o` value -> OutputFormat. pflag's `-o=json` reaches us as `=json` (click keeps the `=` of a
-    short option): one leading `=` is dropped. Format names are matched case-insensitively, as
-    kubectl's printers match them; templates are kept as typed."""
-    text = text[1:] if text.startswith("=") else text
+    """`-o` value -> OutputFormat, pflag's `-o=json` too (pflag_value). Format names are matched
+    case-insensitively, as kubectl's printers match them; templates are kept as typed."""
+    text = pflag_value(text) or ""
     name, sep, arg = text.partition("=")
     fmt = name.lower()
     formats = allowed(html)
@@ -94,6 +96,8 @@ def jsonpath(template: str, data: Any, as_json: bool = False, allow_missing: boo
     escaping rule (issue 31): the template runs over the document with every string made
     printable, so a value's control characters print as escapes while the template's own literals
     (`{"\\n"}`) end lines as the user wrote them."""
+    from .jsonpath import execute
+
     return execute(template, printable_doc(data), as_json=as_json, allow_missing=allow_missing)
 
 
@@ -146,6 +150,9 @@ def custom_columns(cols: list[tuple[str, str]], items: list[Any], no_headers: bo
     """The table kubectl's CustomColumnsPrinter writes: a header line (unless no_headers), one line
     per item, each cell every value its path selects (fmt.Sprint, joined by commas; `<none>` when it
     selects nothing), aligned as kubectl's tabwriter aligns them (layout_columns)."""
+    from .gofmt import go_text
+    from .jsonpath import JSONPathError, find_results, parse
+
     parsed = []
     for _, template in cols:
         try:

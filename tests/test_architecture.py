@@ -59,7 +59,7 @@ INNER: dict[str, list[tuple[str, ...]]] = {
         ("pipes", "profilepick", "options"),
         ("flags", "completion", "kueuestage", "mcpserver", "metricsserve"),
         ("app",),
-        ("inputs",),
+        ("inputs", "output"),
         ("analysis",),
         ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "whypreempted", "completion_cmd", "version"),
         ("metrics_cmd", "mcp_cmd"),

@@ -82,6 +82,18 @@ CASES = {
     "diff": ["diff", *WHATIF[1:], "--to", "--feature-gates PodGroupPreemptionPolicy=true"],
     "why-preempted": ["why-preempted", "pod", "victim", "-n", "ml"],
     "simulate": ["simulate", "-n", "ml"],
+    # issue 33: every command takes every format, so every new path is checked
+    "whatif jsonpath-as-json": [*WHATIF, "-o", "jsonpath-as-json={.victims[*].labels}"],
+    "explain -o name": ["explain", *WHATIF[1:], "-o", "name"],
+    "explain custom-columns": ["explain", *WHATIF[1:], "-o", "custom-columns=NAME:.name,LABELS:.labels"],
+    "pending -o name": ["pending", "-n", "ml", "-o", "name"],
+    "pending custom-columns": ["pending", "-n", "ml", "-o", "custom-columns=N:.name,R:.reason,B:.blockers"],
+    "pending jsonpath": ["pending", "-n", "ml", "-o", "jsonpath={range .items[*]}{.name} {.reason}{\"\\n\"}{end}"],
+    "why-preempted custom-columns": ["why-preempted", "pod/victim", "-n", "ml", "-o", "custom-columns=K:.kind,E:.evidence"],
+    "why-preempted jsonpath": ["why-preempted", "pod/victim", "-n", "ml", "-o", "jsonpath={.evidence}{.suspects}"],
+    "simulate custom-columns": ["simulate", "-n", "ml", "-o", "custom-columns=N:.n,O:.object,M:.message"],
+    "simulate -o name": ["simulate", "-n", "ml", "-o", "name"],
+    "diff custom-columns": ["diff", *WHATIF[1:], "--to", "--replicas 2", "-o", "custom-columns=C:.change,N:.name,U:.unit"],
 }
 
 
@@ -150,15 +162,14 @@ def test_printable_escapes_every_invisible_or_control_character() -> None:
 
 
 def test_custom_columns_cells_are_escaped() -> None:
-    from kubectl_wap.report.formats import custom_columns
-    from kubectl_wap.report.layout import render
+    from kubectl_wap.report.formats import column_spec, custom_columns
 
-    headers, rows = custom_columns("N:.name,L:.labels.team", [{"name": "a", "labels": {"team": EVIL}}])
     for no_headers in (False, True):
-        for width in (None, 30):
-            out = render(None, headers, rows, width, no_headers)
-            assert not any(ch in out for ch in RAW) and "\nforged" not in out, out
-            assert "\\x1b]52" in render(None, headers, rows, None, no_headers)
+        # a hostile value, and a hostile header (the spec is the user's, but a file can hold anything)
+        out = custom_columns(column_spec("N:.name,L:.labels.team," + EVIL.replace(":", "") + ":.name"), [{"name": "a", "labels": {"team": EVIL}}],
+                             no_headers)
+        assert not any(ch in out for ch in RAW) and "\nforged" not in out, out
+        assert "\\x1b]52" in out
 
 
 def test_every_renderer_of_report_is_inert() -> None:

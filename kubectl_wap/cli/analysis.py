@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from ..errors import UserError
-from .app import _command, _console
+from .app import _command
 from .flags import Color
 from .inputs import _default_namespace, _early_gates, _gates_for, _load
 from .options import Hypothetical, Source
@@ -142,11 +142,3 @@ def _finish(doc: dict, exit_code: bool) -> None:
     if exit_code:
         raise typer.Exit(VERDICT_CODES.get(doc["outcome"], 1))
 
-
-def _render_items(items: list[dict], fmt: str, arg: str, color: Color, no_headers: bool) -> None:
-    """-o custom-columns over a list of items (whatif: victims; rank: units)."""
-    from ..report.formats import custom_columns
-    from ..report.tables import print_table
-
-    headers, rows = custom_columns(arg, items)
-    print_table(_console(color), None, headers, rows, no_headers)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import UserError
 from .analysis import _analysis
-from .app import _click, _console, _emit, _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, KindArg, NameArg, NoHeadersOpt, _output_opt
+from .app import _click, _examples, _guard, app
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, HtmlOutputOpt, KindArg, NameArg, NoHeadersOpt
 from .options import Hypothetical, Source, options
-
-
-DIFF_FORMATS = ("table", "json", "yaml", "html")
 
 
 @app.command(epilog=_examples(
@@ -33,7 +28,8 @@ def diff(
     to: Annotated[str, typer.Option("--to", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    output: _output_opt(DIFF_FORMATS) = "table",
+    output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the scenarios differ, 0 when they agree (like git diff --exit-code).")] = False,
@@ -42,26 +38,41 @@ def diff(
     """Compare two scenarios of one preemptor: verdict, victims added/removed, placement changes."""
 
     def run() -> dict:
-        from ..report.formats import parse_output
+        from .output import emit, output_format
 
-        fmt, _ = parse_output(output, DIFF_FORMATS)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         d = diff_report(kind, name, src, hyp, to, color)
-        if fmt in ("json", "yaml"):
-            _emit(d, fmt)
-        elif fmt == "html":
-            from ..report.html import render_diff_html
-
-            sys.stdout.write(render_diff_html(d))
-        else:
-            from ..report.tables import print_warnings, render_diff
-
-            render_diff(d, _console(color), no_headers=no_headers)
-            print_warnings(_console(color, stderr=True), d["warnings"])
+        emit(d, out, diff_printers(), color, no_headers)
         return d
 
     d = _guard(debug, run)
     if exit_code:
         raise typer.Exit(1 if d["changed"] else 0)
+
+
+def changed_victims(d: dict) -> list[dict]:
+    """diff's rows: each victim that only one scenario preempts, with `change` added or removed."""
+    return [{"change": change, **v} for change, key in (("added", "victimsAdded"), ("removed", "victimsRemoved"))
+            for v in d.get(key) or []]
+
+
+def diff_printers() -> Any:
+    """diff's rows (custom-columns, -o name) are the victims that changed; it has one table (wide
+    is the table) and a page."""
+    from .output import Printers
+
+    def table(d: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        from ..report.tables import print_warnings, render_diff
+
+        render_diff(d, console, no_headers=no_headers)
+        print_warnings(err, d["warnings"])
+
+    def html(d: dict) -> str:
+        from ..report.html import render_diff_html
+
+        return render_diff_html(d)
+
+    return Printers(table, changed_victims, lambda d: [f"pod/{v['name']}" for v in changed_victims(d)], html)
 
 
 def diff_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, to: str, color: Color = Color.never) -> dict:

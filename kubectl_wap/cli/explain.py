@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .analysis import _analysis, _finish
-from .app import _console, _emit, _examples, _guard, app
-from .flags import Color, ColorOpt, CyclesOpt, DebugOpt, ExitCodeOpt, KindArg, NameArg, _output_opt
+from typing import Any
+
+from .app import _examples, _guard, app
+from .flags import (AllowMissingOpt, Color, ColorOpt, CyclesOpt, DebugOpt, ExitCodeOpt, KindArg, NameArg, NoHeadersOpt,
+                    OutputOpt)
 from .options import Hypothetical, Source, options
-
-
-EXPLAIN_FORMATS = ("table", "wide", "json", "yaml", "jsonpath")
 
 
 @app.command(epilog=_examples(
@@ -22,8 +22,10 @@ def explain(
     name: NameArg = None,
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    output: _output_opt(EXPLAIN_FORMATS) = "table",
+    output: OutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
+    no_headers: NoHeadersOpt = False,
     cycles: CyclesOpt = None,
     exit_code: ExitCodeOpt = False,
     debug: DebugOpt = False,
@@ -32,17 +34,26 @@ def explain(
     the placement, and every reprieve attempt with its verdict (-o wide: long lists unfolded)."""
 
     def run() -> dict:
-        from ..report.formats import parse_output
+        from .output import emit, output_format
 
-        fmt, arg = parse_output(output, EXPLAIN_FORMATS)
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         doc, _ = _analysis(kind, name, src, hyp, color, cycles=cycles)
-        if fmt in ("json", "yaml", "jsonpath"):
-            _emit(doc, fmt, arg)
-        else:
-            from ..report.tables import render_explain
-
-            render_explain(doc, _console(color), err=_console(color, stderr=True), wide=fmt == "wide")
+        emit(doc, out, explain_printers(), color, no_headers)
         return doc
 
     doc = _guard(debug, run)
     _finish(doc, exit_code)
+
+
+def explain_printers() -> Any:
+    """explain's table is the decision step by step; its rows (custom-columns, -o name) are the
+    victim pods, as whatif's."""
+    from ..report.formats import victim_names
+    from .output import Printers
+
+    def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        from ..report.tables import render_explain
+
+        render_explain(doc, console, err=err, wide=wide)  # prose: --no-headers has no header to drop
+
+    return Printers(table, lambda d: d.get("victims") or [], victim_names)

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ..report.formats import allowed, shown
 from .options import Source, group_hints
 
 
@@ -46,12 +47,20 @@ KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgr
 NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
 
 
-def _output_opt(formats: tuple[str, ...]) -> Any:
-    shown = "|".join(f + ("=..." if f in ("jsonpath", "custom-columns") else "") for f in formats)
-    return Annotated[str, typer.Option("--output", "-o", help=f"Output format: {shown}.")]
+def _output_opt(html: bool) -> Any:
+    """The one `-o/--output` option (issue 33): every command takes the same formats (html where it
+    has a page), defined in report/formats.py; `-o=json` and `--output=json` both work."""
+    return Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help=f"Output format: {shown(allowed(html))}.")]
+
+
+OutputOpt = _output_opt(html=False)
+HtmlOutputOpt = _output_opt(html=True)
+# kubectl's PrintFlags flag of the same name. UPSTREAM-DIFF: it takes its value after `=` (or a space);
+# pflag also takes the bare flag for true, which is the default anyway.
+AllowMissingOpt = Annotated[str, typer.Option("--allow-missing-template-keys", metavar="BOOL", help=(
+    "If true (the default), a -o jsonpath field missing from the document prints nothing; "
+    "--allow-missing-template-keys=false makes it an error, as in kubectl."))]
 
 
 CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
 
-
-DIAG_FORMATS = ("table", "wide", "json", "yaml")

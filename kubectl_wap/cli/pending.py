@@ -3,16 +3,14 @@ kubectl_wap/diagnose/, the rendering report/diagnose.py; this module only wires 
 
 from __future__ import annotations
 
-import sys
-
 from typing import Annotated, Any, Optional
 
 import typer
 
 from ..errors import UserError
-from .app import _console, _emit, _examples, _guard, app
+from .app import _examples, _guard, app
 from .flags import (
-    DIAG_FORMATS,
+    AllowMissingOpt,
     Color,
     ColorOpt,
     ContextOpt,
@@ -25,13 +23,10 @@ from .flags import (
     SchedVersionOpt,
     SnapshotOpt,
     TimeoutOpt,
-    _output_opt,
+    HtmlOutputOpt,
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
 from .options import Source
-
-
-PENDING_FORMATS = DIAG_FORMATS + ("html",)
 
 
 def _label_selector(text: str | None) -> dict[str, str] | None:
@@ -53,7 +48,8 @@ def pending(
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
-    namespace: NamespaceOpt = None, output: _output_opt(PENDING_FORMATS) = "table", color: ColorOpt = Color.auto,
+    namespace: NamespaceOpt = None, output: HtmlOutputOpt = "table", color: ColorOpt = Color.auto,
+    allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
     compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
@@ -65,25 +61,14 @@ def pending(
     would, and blockers that are not the scheduler's (scheduling gates, queue managers, missing pods, waiting for victims)."""
 
     def run() -> None:
-        from ..report.diagnose import render_pending
+        from .output import emit, output_format
 
+        # the version comparison has no page
+        out = output_format(output, html=compare_versions is None, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
         doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
-        if versions:
-            _pending_versions_output(doc, output, color, no_headers)
-            return
-        from ..report.formats import parse_output
-
-        fmt, _ = parse_output(output, PENDING_FORMATS)
-        if fmt in ("json", "yaml"):
-            _emit(doc, fmt)
-        elif fmt == "html":
-            from ..report.html import render_pending_html
-
-            sys.stdout.write(render_pending_html(doc))
-        else:
-            render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+        emit(doc, out, pending_printers(versions), color, no_headers)
 
     _guard(debug, run)
 
@@ -166,12 +151,25 @@ def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None,
                                  ns, list(snap.warnings))
 
 
-def _pending_versions_output(doc: dict, output: str, color: Any, no_headers: bool) -> None:
-    from ..report.formats import parse_output
-    from ..report.upgrade import render_version_diff
+def pending_printers(versions: bool) -> Any:
+    """pending's rows (custom-columns, -o name) are the pending objects (or, comparing versions, the
+    objects whose answer changes); its page lists them."""
+    from .output import Printers
 
-    fmt, _ = parse_output(output, DIAG_FORMATS)
-    if fmt in ("json", "yaml"):
-        _emit(doc, fmt)
-    else:
-        render_version_diff(doc, _console(color), no_headers=no_headers, err=_console(color, stderr=True))
+    def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        if versions:
+            from ..report.upgrade import render_version_diff
+
+            render_version_diff(doc, console, no_headers=no_headers, err=err)
+        else:
+            from ..report.diagnose import render_pending
+
+            render_pending(doc, console, wide=wide, no_headers=no_headers, err=err)
+
+    def html(doc: dict) -> str:
+        from ..report.html import render_pending_html
+
+        return render_pending_html(doc)
+
+    return Printers(table, lambda d: d.get("items") or [], lambda d: [f"{i['kind'].lower()}/{i['name']}" for i in d.get("items") or []],
+                    None if versions else html)

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from ..errors import UserError
-from .analysis import _analysis, _render_items
-from .app import _console, _emit, _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, NoHeadersOpt, _output_opt
+from .analysis import _analysis
+from .app import _examples, _guard, app
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, NoHeadersOpt, OutputOpt
 from .inputs import _early_gates, _gates_for, _load, _snapshot_time
 from .options import Hypothetical, Source, options
-
-
-RANK_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns")
 
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -44,7 +41,8 @@ def rank(
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="List units of every namespace (the default unless -n is given).")] = False,
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
-    output: _output_opt(RANK_FORMATS) = "table",
+    output: OutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     debug: DebugOpt = False,
@@ -53,27 +51,28 @@ def rank(
     workload-aware preemption gives units up), or in reprieve order (--order protection)."""
 
     def run() -> None:
-        from ..report.formats import parse_output
+        from .output import emit, output_format
 
-        fmt, arg = parse_output(output, RANK_FORMATS)
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         doc, captured = _rank_report(priority, order.value, limit, for_, all_namespaces, src, hyp, color)
-        if fmt in ("json", "yaml", "jsonpath"):
-            _emit(doc, fmt, arg)
-        elif fmt == "name":
-            from ..report.formats import unit_names
-
-            sys.stdout.write(unit_names(doc))
-        elif fmt == "custom-columns":
-            _render_items(doc["units"], fmt, arg, color, no_headers)
-        else:
-            from ..report.tables import render_rank
-
-            import time
-
-            render_rank(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True),
-                        now=captured or time.time())
+        emit(doc, out, rank_printers(captured), color, no_headers)
 
     _guard(debug, run)
+
+
+def rank_printers(captured: float | None) -> Any:
+    """rank's rows are the preemption units; the table's AGE counts from the capture time."""
+    from ..report.formats import unit_names
+    from .output import Printers
+
+    def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        import time
+
+        from ..report.tables import render_rank
+
+        render_rank(doc, console, wide=wide, no_headers=no_headers, err=err, now=captured or time.time())
+
+    return Printers(table, lambda d: d.get("units") or [], unit_names)
 
 
 def rank_report(priority: int | None, order: str, limit: int | None, for_: str | None, all_namespaces: bool,

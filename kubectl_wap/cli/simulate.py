@@ -3,21 +3,16 @@ engine is kubectl_wap/simulate/, the rendering report/simulate.py."""
 
 from __future__ import annotations
 
-import sys
-
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from ..errors import UserError
 from .analysis import _hypothetical_objects
-from .app import _console, _emit, _examples, _guard, app
-from .flags import Color, ColorOpt, DebugOpt, NoHeadersOpt, _output_opt
+from .app import _examples, _guard, app
+from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, HtmlOutputOpt, NoHeadersOpt
 from .inputs import _default_namespace, _early_gates, _gates_for, _load, _snapshot_time
 from .options import Hypothetical, Source, options
-
-
-SIMULATE_FORMATS = ("table", "wide", "json", "yaml", "html")
 
 
 @app.command(epilog=_examples(
@@ -40,7 +35,8 @@ def simulate(
     grace_seconds: Annotated[int, typer.Option("--grace-seconds", help="With --grace: the grace period of pods whose terminationGracePeriodSeconds is not in the snapshot.")] = 30,
     job_backoff_limit: Annotated[int, typer.Option("--job-backoff-limit", help="A Job's victims are recreated until it has failed more than this many times (Jobs are not in the snapshot).")] = 6,
     storm_limit: Annotated[int, typer.Option("--storm-limit", help="Stop scheduling a preemptor once it has preempted the same victims this many times (a preemption storm).")] = 3,
-    output: _output_opt(SIMULATE_FORMATS) = "table",
+    output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     debug: DebugOpt = False,
@@ -50,23 +46,39 @@ def simulate(
     too. Shows the timeline, who preempted whom, storms, what is still pending and why, and the totals."""
 
     def run() -> None:
-        from ..report.formats import parse_output
-        from ..report.simulate import render_simulation
+        from .output import emit, output_format
 
-        fmt, _ = parse_output(output, SIMULATE_FORMATS)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         doc = simulation_report(kind, name, src, hyp, color, at=at, max_cycles=max_cycles, time_limit=time_limit,
                                 recreate_victims=recreate_victims, grace=grace, grace_seconds=grace_seconds,
                                 job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
-        if fmt in ("json", "yaml"):
-            _emit(doc, fmt)
-        elif fmt == "html":
-            from ..report.html import render_simulation_html
-
-            sys.stdout.write(render_simulation_html(doc))
-        else:
-            render_simulation(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+        emit(doc, out, simulate_printers(), color, no_headers)
 
     _guard(debug, run)
+
+
+def evicted_names(doc: dict) -> list[str]:
+    """simulate's -o name: every pod some cycle preempts (`pod/NAME`), once, in the order evicted."""
+    seen = dict.fromkeys(f"pod/{v['name']}" for c in doc.get("cycles") or [] for v in c.get("victims") or [])
+    return list(seen)
+
+
+def simulate_printers() -> Any:
+    """simulate's rows (custom-columns) are its cycles, the timeline; -o name lists the evicted
+    pods; its page is the timeline."""
+    from .output import Printers
+
+    def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        from ..report.simulate import render_simulation
+
+        render_simulation(doc, console, wide=wide, no_headers=no_headers, err=err)
+
+    def html(doc: dict) -> str:
+        from ..report.html import render_simulation_html
+
+        return render_simulation_html(doc)
+
+    return Printers(table, lambda d: d.get("cycles") or [], evicted_names, html)
 
 
 def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color = Color.never, *,

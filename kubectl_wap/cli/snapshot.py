@@ -10,6 +10,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from ..errors import UserError
+from ..report.formats import pflag_value
 from .app import _console, _examples, _guard, app
 from .flags import (
     Color,
@@ -35,7 +36,7 @@ SNAPSHOT_FORMATS = ("json", "yaml")
     "  kubectl wap snapshot --snapshot dump.json --redact -o json > shared.json",
 ))
 def snapshot(
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
     from_snapshot: SnapshotOpt = None,
     max_input_size: MaxInputOpt = None,

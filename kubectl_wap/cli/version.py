@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from typing import Annotated, Optional
 
 import typer
 
 from .. import __version__
+from ..report.formats import pflag_value
 from .app import _emit, _examples, app
 
 
-class VersionOutput(str, Enum):
-    json = "json"
-    yaml = "yaml"
+def _version_output(value: Optional[str]) -> Optional[str]:
+    """json or yaml; pflag's `-o=json` too."""
+    value = pflag_value(value)
+    if value is not None and value not in ("json", "yaml"):
+        raise typer.BadParameter(f"want json or yaml, got {value!r}")
+    return value
 
 
 @app.command(epilog=_examples("  kubectl wap version --client\n  kubectl wap version -o json"))
 def version(
     client: Annotated[bool, typer.Option("--client", help="Accepted as kubectl has it: kubectl-wap never asks a server for its version.")] = False,
-    output: Annotated[Optional[VersionOutput], typer.Option("--output", "-o", help="json or yaml, shaped like kubectl's clientVersion.")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", callback=_version_output, metavar="json|yaml", help="json or yaml, shaped like kubectl's clientVersion.")] = None,
 ) -> None:
     """Print the kubectl-wap version (-o json|yaml: version, platform, Python and build kind)."""
     if output is None:
@@ -36,4 +39,4 @@ def version(
         "pythonVersion": platform.python_version(),
         # PyInstaller sets sys.frozen: the Krew release archive (plugins/release.py) needs no Python
         "build": "standalone" if getattr(sys, "frozen", False) else "python",
-    }}, output.value)
+    }}, output)

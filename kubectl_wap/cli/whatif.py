@@ -8,9 +8,10 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..errors import UserError
-from .analysis import _analysis, _finish, _render_items
-from .app import _console, _emit, _examples, _guard, app
+from .analysis import _analysis, _finish
+from .app import _examples, _guard, app
 from .flags import (
+    AllowMissingOpt,
     Color,
     ColorOpt,
     CyclesOpt,
@@ -21,7 +22,7 @@ from .flags import (
     NoHeadersOpt,
     SelectorOpt,
     VictimNsOpt,
-    _output_opt,
+    HtmlOutputOpt,
 )
 from .options import Hypothetical, Source, options
 
@@ -43,9 +44,6 @@ EXAMPLES_WHATIF = _examples(
   # or given with --node-templates FILE)
   kubectl wap whatif podgroup job-1 -n ml --autoscale""",
 )
-
-
-WHATIF_FORMATS = ("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns", "html")
 
 
 GATE_CODE = 20  # whatif --fail-if fired: apart from the verdict codes, usage (2) and errors (1)
@@ -85,7 +83,8 @@ def whatif(
     cycles: CyclesOpt = None,
     selector: SelectorOpt = None,
     victim_namespace: VictimNsOpt = None,
-    output: _output_opt(WHATIF_FORMATS) = "table",
+    output: HtmlOutputOpt = "table",
+    allow_missing_template_keys: AllowMissingOpt = "true",
     color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False,
     exit_code: ExitCodeOpt = False,
@@ -97,9 +96,9 @@ def whatif(
     """Show what kube-scheduler would preempt for a pending or hypothetical PodGroup, CompositePodGroup or Pod."""
 
     def run() -> dict:
-        from ..report.formats import parse_output, victim_names
+        from .output import emit, output_format
 
-        fmt, arg = parse_output(output, WHATIF_FORMATS)
+        out = output_format(output, html=True, allow_missing=allow_missing_template_keys)
         gate = None
         if fail_if is not None:
             from ..report.gate import parse_predicate
@@ -107,34 +106,12 @@ def whatif(
             gate = parse_predicate(fail_if)  # refused before the cluster is read
         # The default table shows only the spared units on the placement's nodes: the document
         # need not list the other (at 5,000 nodes, ~100k) spared units for it.
-        doc, shown, res = whatif_report(kind, name, src, hyp, color, spared_on_placement_only=fmt == "table", cycles=cycles,
+        doc, shown, res = whatif_report(kind, name, src, hyp, color, spared_on_placement_only=out.format == "table", cycles=cycles,
                                         autoscale=autoscale, node_templates=node_templates,
                                         overschedule_multiplier=overschedule_multiplier, optimal=optimal,
                                         optimal_time_limit=optimal_time_limit, selector=selector,
                                         victim_namespace=victim_namespace)
-        if fmt in ("json", "yaml", "jsonpath"):
-            _emit(shown, fmt, arg)
-        elif fmt == "name":
-            sys.stdout.write(victim_names(shown))
-        elif fmt == "custom-columns":
-            _render_items(shown["victims"], fmt, arg, color, no_headers)
-        elif fmt == "html":
-            from ..report.html import render_html
-
-            sys.stdout.write(render_html(shown, res[0]))
-        else:
-            from ..report.tables import render_whatif
-
-            console, err = _console(color), _console(color, stderr=True)
-            render_whatif(shown, console, wide=fmt == "wide", no_headers=no_headers, err=err)
-            if "autoscale" in doc:
-                from ..report.tables import render_autoscale
-
-                render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
-            if "optimal" in shown:
-                from ..report.diagnose import render_optimal
-
-                render_optimal(shown["optimal"], console, no_headers=no_headers)
+        emit(shown, out, whatif_printers(res[0]), color, no_headers)
         if gate is not None:
             from ..report.gate import gate_reason
 
@@ -152,6 +129,32 @@ def whatif(
             pass  # stderr is gone: the exit code says it
         raise typer.Exit(GATE_CODE)
     _finish(doc, exit_code)
+
+
+def whatif_printers(snap: Any) -> Any:
+    """whatif's (and explain's) rows are the victim pods; its page draws the cluster (`snap`)."""
+    from ..report.formats import victim_names
+    from .output import Printers
+
+    def table(shown: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        from ..report.tables import render_whatif
+
+        render_whatif(shown, console, wide=wide, no_headers=no_headers, err=err)
+        if "autoscale" in shown:
+            from ..report.tables import render_autoscale
+
+            render_autoscale(shown["autoscale"], console, no_headers=no_headers, err=err)
+        if "optimal" in shown:
+            from ..report.diagnose import render_optimal
+
+            render_optimal(shown["optimal"], console, no_headers=no_headers)
+
+    def html(doc: dict) -> str:
+        from ..report.html import render_html
+
+        return render_html(doc, snap)
+
+    return Printers(table, lambda d: d.get("victims") or [], victim_names, html)
 
 
 def whatif_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetical, color: Color = Color.never, *,

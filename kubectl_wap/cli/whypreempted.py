@@ -4,13 +4,13 @@ report/diagnose.py."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Optional
 
 import typer
 
-from .app import _console, _emit, _examples, _guard, app
+from .app import _examples, _guard, app
 from .flags import (
-    DIAG_FORMATS,
+    AllowMissingOpt,
     Color,
     ColorOpt,
     ContextOpt,
@@ -23,18 +23,19 @@ from .flags import (
     SchedVersionOpt,
     SnapshotOpt,
     TimeoutOpt,
-    _output_opt,
+    OutputOpt,
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
 from .options import Source
 
 
-@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted pod/ablation-0 -n research -o name\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
 def why_preempted_cmd(
-    kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
-    name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
+    kind: Annotated[str, typer.Argument(help="pod or podgroup (or TYPE/NAME).")],
+    name: Annotated[Optional[str], typer.Argument(help="Name of the preempted object.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
-    namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
+    namespace: NamespaceOpt = None, output: OutputOpt = "table", color: ColorOpt = Color.auto,
+    allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
     request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
 ) -> None:
@@ -43,24 +44,40 @@ def why_preempted_cmd(
     replayed for that preemptor to say whether it picks this victim. A preemptor is never invented."""
 
     def run() -> None:
-        from ..report.diagnose import render_forensics
+        from .output import emit, output_format
 
+        out = output_format(output, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
         doc = forensics_report(kind, name, src, color)
-        from ..report.formats import parse_output
-
-        fmt, _ = parse_output(output, DIAG_FORMATS)
-        if fmt in ("json", "yaml"):
-            _emit(doc, fmt)
-        else:
-            render_forensics(doc, _console(color), no_headers=no_headers)
+        emit(doc, out, forensics_printers(), color, no_headers)
 
     _guard(debug, run)
 
-def forensics_report(kind: str, name: str, src: Source, color: Color = Color.never) -> dict:
+def forensics_printers() -> Any:
+    """why-preempted's rows (custom-columns, -o name) are the suspected preemptors."""
+    from .output import Printers
+
+    def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
+        from ..report.diagnose import render_forensics
+
+        render_forensics(doc, console, no_headers=no_headers)
+
+    return Printers(table, lambda d: d.get("suspects") or [],
+                    lambda d: [f"{s['kind'].lower()}/{s['name']}" for s in d.get("suspects") or []])
+
+
+def forensics_report(kind: str, name: str | None, src: Source, color: Color = Color.never) -> dict:
     """why-preempted's answer (the command and the MCP tool): the PreemptionForensics document."""
     import time
+
+    from ..errors import UserError
+    from ..model.lookup import split_type_name
+
+    kind_, name_ = split_type_name(kind, name)  # kubectl's TYPE/NAME: pod/ablation-0
+    if not kind_ or not name_:
+        raise UserError("say which object: why-preempted pod|podgroup NAME (or TYPE/NAME)")
+    kind, name = kind_, name_
 
     from ..diagnose.forensics import why_preempted
     from ..report.diagnose import forensics_document

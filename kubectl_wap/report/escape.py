@@ -5,7 +5,8 @@ sequence could clear the screen or recolour output, a CR or LF could forge table
 bidirectional override could reorder what is shown, a zero-width character could hide text.
 This module is the one rule for every output but JSON and YAML (which escape these characters
 themselves): :func:`inert` wraps every `render_*` of report/ (tables, prose, HTML), table cells
-(layout.cell), prose lines (tables.say), `-o jsonpath` values, `-o name` lines, completion
+(layout.cell), prose lines (tables.say), `-o jsonpath` values (the document through
+printable_doc), `-o custom-columns` headers and cells, `-o name` lines (report/formats.py), completion
 candidates and error lines all go through :func:`printable`; the consoles print with Rich markup
 off, so `[red]` in a name stays text.
 """

@@ -26,17 +26,18 @@ from .flags import (
     _output_opt,
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
-from .options import Source
+from .options import Connection, Source, options
 
 
 @app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
+@options(conn=Connection)
 def why_preempted_cmd(
     kind: Annotated[str, typer.Argument(help="pod or podgroup.")],
     name: Annotated[str, typer.Argument(help="Name of the preempted object.")],
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: _output_opt(DIAG_FORMATS) = "table", color: ColorOpt = Color.auto,
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
-    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    request_timeout: TimeoutOpt = None, debug: DebugOpt = False, conn: Connection = Connection(),
 ) -> None:
     """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
     in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
@@ -46,7 +47,8 @@ def why_preempted_cmd(
         from ..report.diagnose import render_forensics
 
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
-                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout,
+                     **conn.connection())
         doc = forensics_report(kind, name, src, color)
         from ..report.formats import parse_output
 
@@ -70,7 +72,7 @@ def forensics_report(kind: str, name: str, src: Source, color: Color = Color.nev
 
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = src.namespace or _default_namespace(src)
-    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, events=True)
+    header, items = _raw_items(src, color, events=True)
     conds, events = collect_evidence(items)
     snap = build(header, items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)

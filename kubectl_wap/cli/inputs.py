@@ -93,6 +93,7 @@ def _raw_items(src: Source, color: Color, **optional: bool) -> tuple[Any, list[A
     PVCs, condition times). Live reads show progress as _load does."""
     from ..snapshot.source import raw_source
 
+    src.check()  # flags for a live cluster are refused with --snapshot/--demo, as _load does
     snapshot, demo, kubeconfig, context, timeout = src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout
     if snapshot or demo:
         header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)

@@ -49,15 +49,15 @@ class Connection:
     every command that reads a live cluster. Source includes them; the commands that take Source's
     options one by one take this group whole (`@options(conn=Connection)`)."""
 
-    cluster: Annotated[Optional[str], _opt("--cluster", help="The name of the kubeconfig cluster to use (live cluster only).")] = None
-    user: Annotated[Optional[str], _opt("--user", help="The name of the kubeconfig user to use (live cluster only).")] = None
+    cluster: Annotated[Optional[str], _opt("--cluster", metavar="NAME", help="The name of the kubeconfig cluster to use (live cluster only).")] = None
+    user: Annotated[Optional[str], _opt("--user", metavar="NAME", help="The name of the kubeconfig user to use (live cluster only).")] = None
     server: Annotated[Optional[str], _opt("--server", metavar="URL", help="The address and port of the Kubernetes API server (replaces the cluster's server).")] = None
-    token: Annotated[Optional[str], _opt("--token", help="Bearer token for authentication to the API server (a kubeconfig tokenFile still wins, as in kubectl).")] = None
+    token: Annotated[Optional[str], _opt("--token", metavar="TOKEN", help="Bearer token for authentication to the API server (a kubeconfig tokenFile still wins, as in kubectl).")] = None
     as_user: Annotated[Optional[str], _opt("--as", metavar="USER", help="Username to impersonate for the operation (Impersonate-User).")] = None
     as_group: Annotated[Optional[list[str]], _opt("--as-group", metavar="GROUP", help="Group to impersonate for the operation; repeat for several groups (needs --as or the kubeconfig's as).")] = None
     as_uid: Annotated[Optional[str], _opt("--as-uid", metavar="UID", help="UID to impersonate for the operation.")] = None
     insecure_skip_tls_verify: Annotated[bool, _opt("--insecure-skip-tls-verify", help="Do not check the server's certificate (insecure; says so once).")] = False
-    tls_server_name: Annotated[Optional[str], _opt("--tls-server-name", help="Server name to use for certificate validation (default: the server's host name).")] = None
+    tls_server_name: Annotated[Optional[str], _opt("--tls-server-name", metavar="NAME", help="Server name to use for certificate validation (default: the server's host name).")] = None
     certificate_authority: Annotated[Optional[str], _opt("--certificate-authority", metavar="FILE", help="Path to a cert file for the certificate authority.")] = None
 
     def overrides(self) -> Any:

@@ -231,3 +231,57 @@ def test_request_timeout_reads_kubectls_forms(text: object, seconds: float | Non
 def test_request_timeout_refuses_what_kubectl_refuses(text: str) -> None:
     with pytest.raises(ClusterAccessError):
         check_timeout(text)
+
+
+@needs_kubectl
+def test_plain_http_sends_impersonation_but_no_credential_like_kubectl(files: dict[str, str], tmp_path: Path) -> None:
+    """client-go sets impersonation before its "only if we are secure" test, and reads the user's
+    credentials after it: over http the Impersonate-* lines go out, the token does not."""
+    with FakeApiServer([NODE], token=None, tls=False) as plain:
+        cfg = yaml.safe_load(Path(files["kc"]).read_text())
+        cfg["clusters"][0]["cluster"] = {"server": plain.url}
+        kc = tmp_path / "kc-http"
+        kc.write_text(yaml.safe_dump(cfg))
+        local = dict(files, kc=str(kc))
+        for args in ([], ["--as", "bob", "--as-group", "g"], ["--token", "flag-token"]):
+            plain.requests.clear()
+            k = _kubectl(local, args)
+            assert k.returncode == 0, k.stderr
+            theirs = _identity(plain.requests)
+            plain.requests.clear()
+            code, out = _ours(local, args)
+            assert code == 0, out
+            assert _identity(plain.requests) == theirs, (args, _identity(plain.requests), theirs)
+            assert not any(k.lower() == "authorization" for line in theirs for k, _ in line)
+
+
+@needs_tls
+def test_in_cluster_takes_token_ca_and_impersonation(server: FakeApiServer, files: dict[str, str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a pod without a kubeconfig: client-go's inClusterClientConfig takes --token and
+    --certificate-authority over the service account's; --as* are honoured here (UPSTREAM-DIFF:
+    kubectl drops them in a pod) and the flags that pick kubeconfig entries are refused."""
+    import kubernetes.config
+
+    from kubectl_wap.snapshot.io.kubeconfig import Overrides
+    from kubectl_wap.snapshot.io.readonly import connect
+
+    def fake_incluster(client_configuration: object, try_refresh_token: bool = True) -> None:
+        client_configuration.host = server.url  # type: ignore[attr-defined]
+        client_configuration.api_key["BearerToken"] = "Bearer service-account"  # type: ignore[attr-defined]
+        client_configuration.ssl_ca_cert = "/nonexistent/ca.crt"  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(kubernetes.config, "load_incluster_config", fake_incluster)
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBECONFIG", os.path.join(files["dir"], "none"))
+    server.requests.clear()
+    client = connect(None, None, overrides=Overrides(token="flag-token", as_user="bob", as_groups=("g",),
+                                                    certificate_authority=files["ca"]))
+    try:
+        assert client.get("/version").status == 200
+    finally:
+        client.close()
+    assert _identity(server.requests) == {(("Authorization", "Bearer flag-token"), ("Impersonate-Group", "g"),
+                                           ("Impersonate-User", "bob"))}
+    with pytest.raises(ClusterAccessError, match="--user needs a kubeconfig"):
+        connect(None, None, overrides=Overrides(user="admin"))

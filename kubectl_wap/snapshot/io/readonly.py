@@ -427,13 +427,9 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: Any = 
     Falls back to in-cluster service-account config when no kubeconfig exists and we run in a pod.
     """
     from kubernetes import client as kclient
-    from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
-    from .kubeconfig import (
-        Overrides, _apply_user, _check_impersonation, bound_exec_plugins, check_kubeconfig, credential_failure,
-        display_url, impersonation_headers,
-    )
+    from .kubeconfig import Overrides, bound_exec_plugins, check_kubeconfig, credential_failure, display_url
 
     o: Overrides = overrides or Overrides()
     timeout = check_timeout(request_timeout)
@@ -444,10 +440,7 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: Any = 
     impersonation: tuple[tuple[str, str], ...] = ()
     try:
         if kubeconfig is None and not _default_kubeconfig_exists() and os.environ.get("KUBERNETES_SERVICE_HOST") and not o.server:
-            kconfig.load_incluster_config(client_configuration=cfg)
-            flags_user = _apply_user({}, o)
-            _check_impersonation("the in-cluster service account", flags_user)
-            impersonation = impersonation_headers(flags_user)
+            impersonation = _in_cluster(cfg, o)
         else:
             path = kubeconfig if kubeconfig is not None else os.environ.get("KUBECONFIG") or "~/.kube/config"
             if kubeconfig is not None and not os.path.exists(os.path.expanduser(kubeconfig)):
@@ -508,6 +501,35 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: Any = 
     if not cfg.verify_ssl and _is_https(str(cfg.host or "")):
         warnings.append(_insecure_warning(display_url(str(cfg.host))))
     return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems, impersonation, warnings)
+
+
+def _in_cluster(cfg: Any, o: Any) -> tuple[tuple[str, str], ...]:
+    """The pod's service account (kubernetes' load_incluster_config) with the flags client-go's
+    inClusterClientConfig.ClientConfig takes there: --token replaces the account's token and
+    --certificate-authority its CA (--server never gets here: with it the kubeconfig path is
+    taken, as DeferredLoadingClientConfig does). Returns the Impersonate-* header lines.
+    UPSTREAM-DIFF: kubectl drops --as/--as-group/--as-uid in a pod (inClusterClientConfig reads no
+    impersonation) and ignores --cluster, --user and the TLS flags; here impersonation is honoured
+    and the others are refused, rather than the user's request being silently dropped."""
+    from kubernetes import config as kconfig
+
+    from .kubeconfig import _apply_user, _check_impersonation, impersonation_headers
+
+    ignored = [f for f, v in (("--cluster", o.cluster), ("--user", o.user), ("--insecure-skip-tls-verify", o.insecure_skip_tls_verify),
+                              ("--tls-server-name", o.tls_server_name)) if v]
+    if ignored:
+        raise ClusterAccessError(f"{ignored[0]} needs a kubeconfig (or --server): in a pod without one, kubectl-wap uses the "
+                                 f"service account, which has no kubeconfig clusters or users to pick")
+    kconfig.load_incluster_config(client_configuration=cfg, try_refresh_token=not o.token)
+    if o.token:
+        register_secret(o.token)
+        cfg.api_key["BearerToken"] = f"Bearer {o.token}"
+        cfg.refresh_api_key_hook = None
+    if o.certificate_authority:
+        cfg.ssl_ca_cert = os.path.abspath(os.path.expanduser(o.certificate_authority))
+    flags_user = _apply_user({}, o)
+    _check_impersonation("the in-cluster service account", flags_user)
+    return impersonation_headers(flags_user)
 
 
 def _insecure_warning(url: str) -> str:

@@ -60,7 +60,7 @@ def files(server: FakeApiServer, tmp_path_factory: pytest.TempPathFactory) -> di
                 "token": "admin-token", "as": "alice", "as-uid": "uid-42", "as-groups": ["team-a", "system:authenticated"],
                 # a key with '/', '%', a space and a non-ASCII byte: client-go %-escapes them
                 "as-user-extra": {"scopes": ["view", "edit"], "example.com/path%x y": ["v"], "réel": ["1"]}}},
-            {"name": "from-file", "user": {"tokenFile": "token"}},  # relative to the kubeconfig, as kubectl reads it
+            {"name": "from-file", "user": {"tokenFile": "../token"}},  # relative to the kubeconfig, as kubectl reads it
             {"name": "plain", "user": {"token": "plain-token"}},
             {"name": "groups-only", "user": {"token": "g", "as-groups": ["x"]}},
         ],
@@ -69,9 +69,11 @@ def files(server: FakeApiServer, tmp_path_factory: pytest.TempPathFactory) -> di
             {"name": "other", "context": {"cluster": "elsewhere", "user": "plain"}},
         ],
     }
-    (d / "kubeconfig").write_text(yaml.safe_dump(cfg))
+    # in a directory of its own: its relative tokenFile resolves there, --certificate-authority in the cwd
+    (d / "cfg").mkdir()
+    (d / "cfg" / "kubeconfig").write_text(yaml.safe_dump(cfg))
     (d / "home").mkdir()
-    return {"kc": str(d / "kubeconfig"), "ca": str(d / "ca.pem"), "home": str(d / "home"), "dir": str(d)}
+    return {"kc": str(d / "cfg" / "kubeconfig"), "ca": str(d / "ca.pem"), "home": str(d / "home"), "dir": str(d)}
 
 
 def _identity(requests: list[RecordedRequest]) -> set[tuple[tuple[str, str], ...]]:
@@ -171,11 +173,13 @@ def test_refused_like_kubectl_in_one_line(server: FakeApiServer, files: dict[str
 def test_disabled_tls_verification_is_one_warning_line(server: FakeApiServer, files: dict[str, str]) -> None:
     """urllib3 warns on every request (the issue counted 32 lines); one line says it instead."""
     cli = str(Path(sys.executable).with_name("kubectl-wap"))
-    r = subprocess.run([cli, "snapshot", "-o", "json", "--kubeconfig", files["kc"], "--insecure-skip-tls-verify"],
-                       capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONWARNINGS": "default"})
-    assert r.returncode == 0, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "TLS verification is off" in lines[0] and "Insecure" not in r.stderr, r.stderr
+    for command in (["snapshot", "-o", "json"], ["rank"], ["pending", "-A"]):
+        r = subprocess.run([cli, *command, "--kubeconfig", files["kc"], "--insecure-skip-tls-verify"], capture_output=True,
+                           text=True, timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONWARNINGS": "default"})
+        assert r.returncode == 0, r.stderr
+        lines = [ln for ln in r.stderr.splitlines() if ln.startswith("Warning: ") or "warn" in ln.lower()]
+        assert len(lines) == 1 and lines[0].startswith("Warning: TLS verification is off"), (command, r.stderr)
+        assert "Insecure" not in r.stderr, r.stderr
     ok = subprocess.run([cli, "snapshot", "-o", "json", "--kubeconfig", files["kc"]],
                         capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
     assert ok.returncode == 0 and "TLS" not in ok.stderr, ok.stderr

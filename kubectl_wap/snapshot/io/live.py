@@ -220,7 +220,6 @@ def read_cluster(
     gc.disable()
     try:
         header = new_header(client.server_url, _server_version(client))
-        header["warnings"].extend(client.warnings)  # disabled TLS verification, said once
         if namespace:
             header["namespace"] = namespace
         items: list[dict] = []

@@ -38,6 +38,10 @@ _READ_CHUNK = 1 << 16
 
 # Indirection so tests can observe/skip the waits without slowing the suite.
 _sleep: Callable[[float], None] = time.sleep
+# Where a connection's warning goes: the CLI sets a stderr printer (cli/app.py _guard; only cli/
+# and report/ print); completion and the MCP server leave it None and stay silent.
+say_warning: Callable[[str], None] | None = None
+_warned: set[str] = set()  # each warning once per process (metrics --serve reconnects every interval)
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -148,15 +152,13 @@ class ReadOnlyClient:
     """GET-only access to one API server through a configured kubernetes ApiClient."""
 
     def __init__(self, api_client: Any, request_timeout: Any = 30.0, credential_problems: Sequence[str] = (),
-                 impersonation: Sequence[tuple[str, str]] = (), warnings: Sequence[str] = ()) -> None:
+                 impersonation: Sequence[tuple[str, str]] = ()) -> None:
         self._api = api_client
         # Messages from credential plugins (exec) that failed; explain a later 401.
         self.credential_problems: list[str] = [m for m in credential_problems if m]
         self.timeout: float | None = check_timeout(request_timeout)  # None: no timeout (kubectl's "0")
         # Impersonate-* header lines, repeats kept (kubeconfig.impersonation_headers).
         self.impersonation: tuple[tuple[str, str], ...] = tuple(impersonation)
-        # What the caller should say once (disabled TLS verification); snapshot headers carry it.
-        self.warnings: list[str] = list(warnings)
         from .kubeconfig import display_url
 
         self.server_url: str = display_url(str(api_client.configuration.host or ""))
@@ -497,10 +499,9 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: Any = 
     # We retry ourselves (bounded, status-aware); urllib3's own retries would hide connection errors
     # behind MaxRetryError and multiply the wait on an unreachable server.
     cfg.retries = False
-    warnings: list[str] = []
     if not cfg.verify_ssl and _is_https(str(cfg.host or "")):
-        warnings.append(_insecure_warning(display_url(str(cfg.host))))
-    return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems, impersonation, warnings)
+        _warn_once(_insecure_warning())
+    return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems, impersonation)
 
 
 def _in_cluster(cfg: Any, o: Any) -> tuple[tuple[str, str], ...]:
@@ -532,7 +533,13 @@ def _in_cluster(cfg: Any, o: Any) -> tuple[tuple[str, str], ...]:
     return impersonation_headers(flags_user)
 
 
-def _insecure_warning(url: str) -> str:
+def _warn_once(text: str) -> None:
+    if say_warning is not None and text not in _warned:
+        _warned.add(text)
+        say_warning(text)
+
+
+def _insecure_warning() -> str:
     """The one line said when TLS verification is off, in place of urllib3's InsecureRequestWarning
     per request (silenced here: the same fact 30 times says nothing more)."""
     import warnings
@@ -540,8 +547,8 @@ def _insecure_warning(url: str) -> str:
     from urllib3.exceptions import InsecureRequestWarning
 
     warnings.filterwarnings("ignore", category=InsecureRequestWarning)
-    return (f"TLS verification is off (insecure-skip-tls-verify) for the API server at {url}: "
-            f"its certificate is not checked, so anyone on the path could answer in its place")
+    return ("TLS verification is off (insecure-skip-tls-verify): the API server's certificate is not checked, "
+            "so anyone on the path could answer in its place")
 
 
 def _is_https(server: str) -> bool:

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 import yaml
 from typer.testing import CliRunner
 
@@ -289,3 +291,19 @@ def test_in_cluster_takes_token_ca_and_impersonation(server: FakeApiServer, file
                                            ("Impersonate-User", "bob"))}
     with pytest.raises(ClusterAccessError, match="--user needs a kubeconfig"):
         connect(None, None, overrides=Overrides(user="admin"))
+
+
+@given(st.integers(min_value=0, max_value=10**9))
+def test_bare_whole_numbers_are_seconds(n: int) -> None:
+    # ParseTimeout's first rule: strconv.ParseInt, at least 0, seconds; 0 is "no timeout"
+    assert check_timeout(str(n)) == (float(n) or None)
+
+
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=999), st.sampled_from(["h", "m", "s", "ms", "us", "ns"])),
+                min_size=1, max_size=4))
+def test_go_durations_add_their_parts(parts: list[tuple[int, str]]) -> None:
+    # time.ParseDuration: a sequence of number+unit, summed (units may repeat, in any order)
+    scale = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+    want = sum(n * scale[u] for n, u in parts)
+    got = check_timeout("".join(f"{n}{u}" for n, u in parts))
+    assert (got is None and want == 0) or got == pytest.approx(want)

@@ -307,3 +307,19 @@ def test_go_durations_add_their_parts(parts: list[tuple[int, str]]) -> None:
     want = sum(n * scale[u] for n, u in parts)
     got = check_timeout("".join(f"{n}{u}" for n, u in parts))
     assert (got is None and want == 0) or got == pytest.approx(want)
+
+
+@needs_tls
+@pytest.mark.parametrize("command", [["rank"], ["pending", "-A"], ["whatif", "pod", "nope", "-n", "x"],
+                                     ["why-preempted", "pod", "nope", "-n", "x"], ["metrics"], ["simulate"]])
+def test_every_command_sends_the_flags(server: FakeApiServer, files: dict[str, str], command: list[str]) -> None:
+    """Each command's own path to the cluster (the model loader, the raw items of the diagnosis
+    commands, snapshot's capture) carries the connection flags to every request."""
+    server.requests.clear()
+    r = CliRunner().invoke(app, [*command, "--as", "bob", "--token", "flag-token"],
+                           env={"KUBECONFIG": files["kc"], "NO_COLOR": "1"})
+    assert server.requests, r.output
+    assert server.methods() == {"GET"}
+    sent = _identity(server.requests)
+    assert {dict(line).get("Impersonate-User") for line in sent} == {"bob"}, (command, sent, r.output)
+    assert {dict(line).get("Authorization") for line in sent} == {"Bearer flag-token"}, (command, sent)

@@ -114,6 +114,9 @@ class RecordedRequest:
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str] = field(default_factory=dict)
+    # Every header line in the order sent, repeats kept (Impersonate-Group, Impersonate-Extra-*
+    # repeat; `headers` keeps only one value per name).
+    header_lines: tuple[tuple[str, str], ...] = ()
 
 
 class FakeApiServer:
@@ -472,7 +475,8 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         path = split.path.rstrip("/") or "/"
         query = parse_qs(split.query)
-        self.api._record(RecordedRequest(method, path, query, {k: v for k, v in self.headers.items()}))
+        self.api._record(RecordedRequest(method, path, query, {k: v for k, v in self.headers.items()},
+                                          tuple(self.headers.items())))
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)  # drain so keep-alive stays in sync

@@ -322,7 +322,7 @@ def test_missing_kubeconfig_and_unknown_context(server: FakeApiServer, tmp_path:
     with pytest.raises(ClusterAccessError, match=r"kubeconfig file not found: .*nope"):
         load_live(str(tmp_path / "nope"), None, None)
     kc = server.write_kubeconfig(tmp_path / "kubeconfig", context_name="fake")
-    with pytest.raises(ClusterAccessError, match=r"context 'other' not found in kubeconfig .*available: fake"):
+    with pytest.raises(ClusterAccessError, match=r"context 'other' does not exist in the kubeconfig \(the kubeconfig has: fake\)"):
         load_live(str(kc), "other", None)
     header, _ = load_live(str(kc), "fake", None)
     assert header["counts"]["nodes"] == 4

@@ -145,12 +145,22 @@ def test_malformed_kubeconfig_is_one_line(tmp_path: Path, text: str, match: str)
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf"])
-def test_request_timeout_must_be_finite_and_positive(tmp_path: Path, value: str) -> None:
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "-inf", "1.5", "5x", "s", ""])
+def test_request_timeout_must_be_kubectls_form(tmp_path: Path, value: str) -> None:
+    # kubectl (client-go clientcmd ParseTimeout) refuses these with the same words; "0" is its
+    # "no timeout" and is accepted (test_kubectl_flags.py)
     kc = write_kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{free_port()}", "t")
     r = _run("rank", "--kubeconfig", str(kc), "--request-timeout", value)
     assert r.returncode == 2, r.stderr
-    assert r.stderr.startswith("error: --request-timeout must be a finite number of seconds above 0"), r.stderr
+    assert r.stderr.startswith(f"error: invalid --request-timeout {value!r}: Timeout must be a single integer in seconds"), r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_negative_request_timeout_is_refused(tmp_path: Path) -> None:
+    # UPSTREAM-DIFF: kubectl takes "-1s" (a negative http.Client timeout means none); here it is refused
+    kc = write_kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{free_port()}", "t")
+    r = _run("rank", "--kubeconfig", str(kc), "--request-timeout", "-1s")
+    assert r.returncode == 2 and "cannot be negative" in r.stderr, r.stderr
 
 
 # -- 4. bounds against hostile servers and plugins -------------------------------------------------------

@@ -72,6 +72,16 @@ def _say_error(text: str) -> None:
         pass  # stderr is gone too: the exit code is all that is left to say it
 
 
+def _say_warning(text: str) -> None:
+    """One warning line on stderr (kubectl's "Warning: " prefix), scrubbed and escaped as errors are."""
+    from ..report.escape import printable
+
+    try:
+        typer.echo(f"Warning: {printable(scrub(text))}", err=True)
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
 def _print_traceback() -> None:
     """--debug: the traceback, with credentials scrubbed like every other line we print."""
     try:
@@ -82,6 +92,9 @@ def _print_traceback() -> None:
 
 def _guard(debug: bool, fn: Callable[[], Any]) -> Any:
     """User errors end as one line on stderr and exit 2; anything else as one line and exit 1."""
+    from ..snapshot.io import readonly
+
+    readonly.say_warning = _say_warning  # what the cluster connection warns of (disabled TLS checks)
     try:
         return fn()
     except typer.Exit:

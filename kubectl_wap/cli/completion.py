@@ -9,7 +9,8 @@ failure: snapshot/io/names.py)."""
 
 from __future__ import annotations
 
-from typing import Callable
+import functools
+from typing import Any, Callable
 
 from ..report.escape import printable
 from .options import Hypothetical, Source, flag_names
@@ -17,7 +18,8 @@ from .options import Hypothetical, Source, flag_names
 COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 SHELLS = ["bash", "zsh", "fish", "powershell"]
-FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file"}
+FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file",
+              "--certificate-authority"}
 OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-multiplier", "--exit-code", "--no-headers",
                "--color", "--debug", "--selector", "--victim-namespace", "--to", "--order", "--limit", "--for",
                "--all-namespaces", "--priority", "--redact", "--output-file",
@@ -38,6 +40,13 @@ def _value_of(words: list[str], *flags: str) -> str | None:
             if w.startswith(f + "="):
                 return w.split("=", 1)[1]
     return None
+
+
+def _all_values(words: list[str], flag: str) -> tuple[str, ...]:
+    """Every value of a repeatable flag (`--as-group a --as-group=b`)."""
+    out = [w.split("=", 1)[1] if w != flag else words[i + 1]
+           for i, w in enumerate(words) if w.startswith(flag + "=") or (w == flag and i + 1 < len(words))]
+    return tuple(out)
 
 
 def _snapshot(words: list[str]):
@@ -68,7 +77,19 @@ def _live_names(words: list[str], kind: str, namespace: str | None, pending_only
             namespace = context_namespace(kubeconfig, context)
         except Exception:  # noqa: BLE001 - completion never fails loudly
             namespace = "default"
-    return live_names(kind, namespace, kubeconfig, context, pending_only=pending_only)
+    return live_names(kind, namespace, kubeconfig, context, pending_only=pending_only, overrides=_overrides(words))
+
+
+def _overrides(words: list[str]) -> Any:
+    """kubectl's connection flags on the line (--cluster, --user, --server, --as...), so names come
+    from the cluster, as the identity, that the command itself would read."""
+    from ..snapshot.io.kubeconfig import Overrides
+
+    v = functools.partial(_value_of, words)
+    return Overrides(cluster=v("--cluster"), user=v("--user"), server=v("--server"), token=v("--token"),
+                     as_user=v("--as"), as_groups=_all_values(words, "--as-group"),
+                     as_uid=v("--as-uid"), insecure_skip_tls_verify="--insecure-skip-tls-verify" in words,
+                     tls_server_name=v("--tls-server-name"), certificate_authority=v("--certificate-authority"))
 
 
 def _names(words: list[str], kind: str) -> list[str]:

@@ -33,7 +33,8 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
             def progress(resource: str, n: int) -> None:
                 status.update(f"reading the cluster (read-only): {resource} {n}")
 
-            header, items = raw_source(None, False, src.kubeconfig, src.context, src.request_timeout, progress)
+            header, items = raw_source(None, False, src.kubeconfig, src.context, src.request_timeout, progress,
+                                       overrides=src.overrides())
     else:
         header, items = raw_source(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout)
     if extras is not None:
@@ -87,11 +88,13 @@ def _snapshot_time(snap: Any) -> float | None:
         return None
 
 
-def _raw_items(snapshot, demo, kubeconfig, context, timeout, color, **optional: bool) -> tuple[Any, list[Any]]:
+def _raw_items(src: Source, color: Color, **optional: bool) -> tuple[Any, list[Any]]:
     """Raw items as well as the model: the diagnosis commands read what the model drops (events,
     PVCs, condition times). Live reads show progress as _load does."""
     from ..snapshot.source import raw_source
 
+    src.check()  # flags for a live cluster are refused with --snapshot/--demo, as _load does
+    snapshot, demo, kubeconfig, context, timeout = src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout
     if snapshot or demo:
         header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)
         return header, list(items)
@@ -99,5 +102,5 @@ def _raw_items(snapshot, demo, kubeconfig, context, timeout, color, **optional: 
         def progress(resource: str, n: int) -> None:
             status.update(f"reading the cluster (read-only): {resource} {n}")
 
-        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress, **optional)
+        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress, overrides=src.overrides(), **optional)
     return header, list(items)

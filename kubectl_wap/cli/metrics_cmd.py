@@ -24,7 +24,7 @@ from .flags import (
     TimeoutOpt,
 )
 from .inputs import _early_gates, _gates_for, _snapshot_time
-from .options import Source
+from .options import Connection, Source, options
 from .pending import _pending_state, _scale_up
 
 
@@ -47,16 +47,17 @@ def metrics_report(src: Source, scale_up: bool = False, node_templates: str | No
     "  kubectl wap metrics --snapshot prod.json.gz --output-file /var/lib/node_exporter/wap.prom",
     "  # Serve it on 127.0.0.1:9108/metrics, re-listing the cluster every 5 minutes\n  kubectl wap metrics --serve :9108 --interval 300",
 ))
+@options(conn=Connection)
 def metrics(
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
-    feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None, request_timeout: TimeoutOpt = 30.0,
+    feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None, request_timeout: TimeoutOpt = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
     serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
     interval: Annotated[float, typer.Option("--interval", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
     top_units: Annotated[Optional[int], typer.Option("--top-units", help="Per-unit series only for the N units most at risk and those a pending object would take (default: every running unit).")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
-    color: ColorOpt = Color.auto, debug: DebugOpt = False,
+    color: ColorOpt = Color.auto, debug: DebugOpt = False, conn: Connection = Connection(),
 ) -> None:
     """Preemption-risk metrics in the Prometheus text format: the outlook of every pending pod and group (would
     preemption help, how many victims) and the risk of every running unit (its place in the order preemption gives
@@ -67,7 +68,7 @@ def metrics(
         from ..report.escape import printable
 
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, feature_gates=feature_gates,
-                     scheduler_version=scheduler_version, request_timeout=request_timeout)
+                     scheduler_version=scheduler_version, request_timeout=request_timeout, **conn.connection())
         src.check()
         if top_units is not None and top_units < 0:
             raise UserError(f"--top-units must be at least 0, not {top_units}")

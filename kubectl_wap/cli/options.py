@@ -1,5 +1,6 @@
 """Option sets shared by the analysing commands (issue 16): one definition of the source options
-(--snapshot/--demo/--kubeconfig/--context/-n/--feature-gates/--request-timeout) and of the
+(--snapshot/--demo/--kubeconfig/--context/-n/--feature-gates/--request-timeout, and kubectl's
+connection flags --cluster/--user/--server/--token/--as*/TLS in Connection) and of the
 hypothetical-work options (-f/--replicas/--requests/...), reused by `whatif`, `explain`, `rank
 --for` and `diff`, so a flag means the same thing everywhere and no command silently lacks one.
 
@@ -43,7 +44,38 @@ def _set_max_input(value: Optional[str]) -> Optional[str]:
 
 
 @dataclass(slots=True)
-class Source:
+class Connection:
+    """kubectl's global connection flags (cli-runtime's ConfigFlags: client-go ConfigOverrides), for
+    every command that reads a live cluster. Source includes them; the commands that take Source's
+    options one by one take this group whole (`@options(conn=Connection)`)."""
+
+    cluster: Annotated[Optional[str], _opt("--cluster", metavar="NAME", help="The name of the kubeconfig cluster to use (live cluster only).")] = None
+    user: Annotated[Optional[str], _opt("--user", metavar="NAME", help="The name of the kubeconfig user to use (live cluster only).")] = None
+    server: Annotated[Optional[str], _opt("--server", metavar="URL", help="The address and port of the Kubernetes API server (replaces the cluster's server).")] = None
+    token: Annotated[Optional[str], _opt("--token", metavar="TOKEN", help="Bearer token for authentication to the API server (a kubeconfig tokenFile still wins, as in kubectl).")] = None
+    as_user: Annotated[Optional[str], _opt("--as", metavar="USER", help="Username to impersonate for the operation (Impersonate-User).")] = None
+    as_group: Annotated[Optional[list[str]], _opt("--as-group", metavar="GROUP", help="Group to impersonate for the operation; repeat for several groups (needs --as or the kubeconfig's as).")] = None
+    as_uid: Annotated[Optional[str], _opt("--as-uid", metavar="UID", help="UID to impersonate for the operation.")] = None
+    insecure_skip_tls_verify: Annotated[bool, _opt("--insecure-skip-tls-verify", help="Do not check the server's certificate (insecure; says so once).")] = False
+    tls_server_name: Annotated[Optional[str], _opt("--tls-server-name", metavar="NAME", help="Server name to use for certificate validation (default: the server's host name).")] = None
+    certificate_authority: Annotated[Optional[str], _opt("--certificate-authority", metavar="FILE", help="Path to a cert file for the certificate authority.")] = None
+
+    def overrides(self) -> Any:
+        """The flags as client-go's ConfigOverrides (snapshot/io/kubeconfig.py Overrides)."""
+        from ..snapshot.io.kubeconfig import Overrides
+
+        return Overrides(cluster=self.cluster, user=self.user, server=self.server, token=self.token, as_user=self.as_user,
+                         as_groups=tuple(self.as_group or ()), as_uid=self.as_uid,
+                         insecure_skip_tls_verify=self.insecure_skip_tls_verify, tls_server_name=self.tls_server_name,
+                         certificate_authority=self.certificate_authority)
+
+    def connection(self) -> dict[str, Any]:
+        """The group's values by field name (to build a Source from a Connection)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(Connection)}
+
+
+@dataclass(slots=True)
+class Source(Connection):
     """Where the cluster state comes from, and the object's namespace."""
 
     snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
@@ -53,7 +85,7 @@ class Source:
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
     feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
     scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: rules read from v1.38.0-beta.0). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
-    request_timeout: Annotated[float, _opt("--request-timeout", help="Seconds to wait for each API request.")] = 30.0
+    request_timeout: Annotated[Optional[str], _opt("--request-timeout", metavar="DURATION", help="How long to wait for each API request, as kubectl reads it: 30 (seconds), 5s, 1m; 0 waits forever. Default 30s.")] = None
     max_input_size: Annotated[Optional[str], _opt("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
 
     def check(self) -> None:
@@ -63,6 +95,9 @@ class Source:
             raise UserError(f"--context applies to a live cluster; it cannot be combined with {offline} (the state comes from the file)")
         if offline and self.kubeconfig:
             raise UserError(f"--kubeconfig applies to a live cluster; it cannot be combined with {offline}")
+        given = self.overrides().any_set() if offline else []
+        if given:
+            raise UserError(f"{given[0]} applies to a live cluster; it cannot be combined with {offline}")
 
 
 @dataclass(slots=True)
@@ -102,8 +137,12 @@ def group_hints(group: type) -> dict[str, Any]:
 
 
 def _resolved_fields(group: type) -> list[tuple[str, Any, Any]]:
+    """The group's fields, its own first and then those it inherits (Source's --snapshot leads
+    --help, Connection's kubectl flags follow)."""
     hints = group_hints(group)
-    return [(f.name, hints[f.name], f.default) for f in dataclasses.fields(group)]
+    own = set(vars(group).get("__annotations__", {}))
+    fields = sorted(dataclasses.fields(group), key=lambda f: f.name not in own)
+    return [(f.name, hints[f.name], f.default) for f in fields]
 
 
 def options(**groups: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

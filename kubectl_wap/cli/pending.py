@@ -26,7 +26,7 @@ from .flags import (
     HtmlOutputOpt,
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
-from .options import Source
+from .options import Connection, Source, options
 
 
 def _label_selector(text: str | None) -> dict[str, str] | None:
@@ -42,7 +42,9 @@ def _label_selector(text: str | None) -> dict[str, str] | None:
 
 
 @app.command(epilog=_examples("  kubectl wap pending -A --demo\n  kubectl wap pending -n ml -o wide\n  kubectl wap pending -A -l team=vision -o json\n  # What changes for us when we upgrade: only the objects whose answer differs\n  kubectl wap pending -A --compare-versions 1.37,1.38"))
+@options(conn=Connection)
 def pending(
+    conn: Connection = Connection(),
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
     selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
@@ -51,7 +53,7 @@ def pending(
     namespace: NamespaceOpt = None, output: HtmlOutputOpt = "table", color: ColorOpt = Color.auto,
     allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
-    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    request_timeout: TimeoutOpt = None, debug: DebugOpt = False,
     compare_versions: Annotated[Optional[str], typer.Option("--compare-versions", metavar="A,B", help=(
         "Compare two versions' scheduler rules (e.g. 1.37,1.38): list only the pending objects whose answer (outcome, "
         "victims, reason) changes, as the 'what changes when we upgrade' report. Not with --scheduler-version."))] = None,
@@ -66,7 +68,8 @@ def pending(
         # the version comparison has no page
         out = output_format(output, html=compare_versions is None, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
-                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout,
+                     **conn.connection())
         doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
         emit(doc, out, pending_printers(versions), color, no_headers)
 
@@ -100,7 +103,7 @@ def _pending_state(src: Source, color: Color) -> tuple[Any, Any]:
     from ..snapshot.decode.evidence import claim_blockers
     from ..snapshot.source import build
 
-    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, pvcs=True)
+    header, items = _raw_items(src, color, pvcs=True)
     claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
     return build(header, items), claims
 

@@ -23,7 +23,7 @@ from .flags import (
     SnapshotOpt,
     TimeoutOpt,
 )
-from .options import Source
+from .options import Connection, Source, options
 
 
 SNAPSHOT_FORMATS = ("json", "yaml")
@@ -35,6 +35,7 @@ SNAPSHOT_FORMATS = ("json", "yaml")
     "  # Convert and redact an existing `kubectl get -A -o json` dump before\n  # sharing it\n"
     "  kubectl wap snapshot --snapshot dump.json --redact -o json > shared.json",
 ))
+@options(conn=Connection)
 def snapshot(
     output: Annotated[Optional[str], typer.Option("--output", "-o", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
@@ -43,7 +44,7 @@ def snapshot(
     demo: DemoOpt = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
-    request_timeout: TimeoutOpt = 30.0,
+    request_timeout: TimeoutOpt = None,
     redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", metavar="FILE", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
     redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
@@ -51,6 +52,7 @@ def snapshot(
     pvcs: Annotated[bool, typer.Option("--pvcs", help="Kept for compatibility: PersistentVolumeClaims are always captured now (with PVs, StorageClasses, CSINodes).")] = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
+    conn: Connection = Connection(),
 ) -> None:
     """Capture the cluster's scheduling state (read-only), or convert a saved dump (--snapshot/--demo),
     into a snapshot to analyze later or share (stripped: no env values, commands, annotations)."""
@@ -70,7 +72,7 @@ def snapshot(
         if from_snapshot or demo:
             from ..snapshot.io.snapfile import saved_items
 
-            Source(snapshot=from_snapshot, demo=demo, kubeconfig=kubeconfig, context=context).check()
+            Source(snapshot=from_snapshot, demo=demo, kubeconfig=kubeconfig, context=context, **conn.connection()).check()
             header, items = saved_items(from_snapshot, demo)
             from ..snapshot.share.strip import wanted_events
 
@@ -82,7 +84,7 @@ def snapshot(
                 def progress(resource: str, n: int) -> None:
                     status.update(f"reading the cluster (read-only): {resource} {n}")
 
-                header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
+                header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, conn.overrides())
         if redact:
             from ..snapshot.share.redact import redactor_for
 

@@ -26,10 +26,11 @@ from .flags import (
     OutputOpt,
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
-from .options import Source
+from .options import Connection, Source, options
 
 
 @app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted pod/ablation-0 -n research -o name\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
+@options(conn=Connection)
 def why_preempted_cmd(
     kind: Annotated[str, typer.Argument(help="pod or podgroup (or TYPE/NAME).")],
     name: Annotated[Optional[str], typer.Argument(help="Name of the preempted object.")] = None,
@@ -37,7 +38,7 @@ def why_preempted_cmd(
     namespace: NamespaceOpt = None, output: OutputOpt = "table", color: ColorOpt = Color.auto,
     allow_missing_template_keys: AllowMissingOpt = "true",
     no_headers: NoHeadersOpt = False, feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None,
-    request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    request_timeout: TimeoutOpt = None, debug: DebugOpt = False, conn: Connection = Connection(),
 ) -> None:
     """Who most likely preempted this pod (or PodGroup), from its DisruptionTarget condition, Preempted events (read live;
     in snapshots taken with --events) and the nominated or newly started pods of higher priority; then our analysis is
@@ -48,7 +49,8 @@ def why_preempted_cmd(
 
         out = output_format(output, allow_missing=allow_missing_template_keys)
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
-                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout)
+                     feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout,
+                     **conn.connection())
         doc = forensics_report(kind, name, src, color)
         emit(doc, out, forensics_printers(), color, no_headers)
 
@@ -87,7 +89,7 @@ def forensics_report(kind: str, name: str | None, src: Source, color: Color = Co
 
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = src.namespace or _default_namespace(src)
-    header, items = _raw_items(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout, color, events=True)
+    header, items = _raw_items(src, color, events=True)
     conds, events = collect_evidence(items)
     snap = build(header, items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)

@@ -25,6 +25,7 @@ def raw_source(
     progress: Callable[[str, int], None] | None = None,
     events: bool = False,
     pvcs: bool = False,
+    overrides: Any = None,
 ) -> tuple[SnapshotHeader, list[Any]]:
     if snapshot and demo:
         raise UserError("use either --snapshot or --demo, not both")
@@ -37,7 +38,7 @@ def raw_source(
     from .io.live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
-    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs)
+    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, overrides)
     header = SnapshotHeader(source=f"cluster {header_dict.get('server', {}).get('url', '')}")
     _fill_header(header, header_dict)
     return header, items

@@ -188,6 +188,7 @@ def load_live(
     progress: Progress | None = None,
     events: bool = False,
     pvcs: bool = False,
+    overrides: Any = None,
 ) -> tuple[dict, list[dict]]:
     """List the cluster (GET only) and return (snapshot header, stripped raw items).
 
@@ -195,8 +196,9 @@ def load_live(
     and CompositePodGroups come from that namespace only (header["namespace"] records it) while
     nodes, namespaces and PriorityClasses are always cluster-wide. Header "listed" names the
     resources actually read; the others are in "notServed" or "forbidden" with a warning each.
+    `overrides` are kubectl's global connection flags (kubeconfig.Overrides).
     """
-    client = connect(kubeconfig, context, request_timeout)
+    client = connect(kubeconfig, context, request_timeout, overrides)
     try:
         header, items = read_cluster(client, namespace, progress)
         if events:

@@ -6,6 +6,7 @@ same (`kubectl get ... -o template` under `--request-timeout=5s`, kubectl/pkg/cm
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from .live import RESOURCES, ResourceSpec
 
@@ -21,7 +22,7 @@ _ALIASES = {"podgroup": "podgroups", "pg": "podgroups", "compositepodgroup": "co
 
 
 def live_names(kind: str, namespace: str | None, kubeconfig: str | None, context: str | None,
-               pending_only: bool = False, timeout: float = COMPLETION_TIMEOUT) -> list[str]:
+               pending_only: bool = False, timeout: float = COMPLETION_TIMEOUT, overrides: Any = None) -> list[str]:
     """Names of `kind` (a kubectl word: pod, podgroup, cpg, namespace...) in `namespace`, read from
     the cluster of `kubeconfig`/`context`. Pods: `pending_only` keeps unscheduled ones (the pods a
     what-if asks about), through the same field selector kubectl users type (`spec.nodeName=`)."""
@@ -31,7 +32,7 @@ def live_names(kind: str, namespace: str | None, kubeconfig: str | None, context
     try:
         from .readonly import connect
 
-        client = connect(kubeconfig, context, request_timeout=timeout)
+        client = connect(kubeconfig, context, request_timeout=timeout, overrides=overrides)
         try:
             query = [("limit", _LIMIT)]
             if pending_only and spec.plural == "pods":

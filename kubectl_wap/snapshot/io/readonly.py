@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -37,6 +38,10 @@ _READ_CHUNK = 1 << 16
 
 # Indirection so tests can observe/skip the waits without slowing the suite.
 _sleep: Callable[[float], None] = time.sleep
+# Where a connection's warning goes: the CLI sets a stderr printer (cli/app.py _guard; only cli/
+# and report/ print); completion and the MCP server leave it None and stay silent.
+say_warning: Callable[[str], None] | None = None
+_warned: set[str] = set()  # each warning once per process (metrics --serve reconnects every interval)
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -121,13 +126,13 @@ class _DeadlinePassed(TimeoutError):
 
 
 @contextlib.contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
+def _deadline(seconds: float | None) -> Iterator[None]:
     """One deadline for the whole request: DNS, connect, TLS handshake, status line, headers and
     body. urllib3's timeouts bound each socket operation, so a server that trickles its headers a
     byte at a time never meets them; a real-time timer (SIGALRM) interrupts whatever the request
     waits on and raises a TimeoutError there. Only in the main thread (signals are delivered
     there); elsewhere the per-operation timeouts and the body's deadline remain."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
 
@@ -146,11 +151,14 @@ def _deadline(seconds: float) -> Iterator[None]:
 class ReadOnlyClient:
     """GET-only access to one API server through a configured kubernetes ApiClient."""
 
-    def __init__(self, api_client: Any, request_timeout: float = 30.0, credential_problems: Sequence[str] = ()) -> None:
+    def __init__(self, api_client: Any, request_timeout: Any = 30.0, credential_problems: Sequence[str] = (),
+                 impersonation: Sequence[tuple[str, str]] = ()) -> None:
         self._api = api_client
         # Messages from credential plugins (exec) that failed; explain a later 401.
         self.credential_problems: list[str] = [m for m in credential_problems if m]
-        self.timeout = check_timeout(request_timeout)
+        self.timeout: float | None = check_timeout(request_timeout)  # None: no timeout (kubectl's "0")
+        # Impersonate-* header lines, repeats kept (kubeconfig.impersonation_headers).
+        self.impersonation: tuple[tuple[str, str], ...] = tuple(impersonation)
         from .kubeconfig import display_url
 
         self.server_url: str = display_url(str(api_client.configuration.host or ""))
@@ -188,11 +196,14 @@ class ReadOnlyClient:
                 raise ClusterAccessError(f"cannot get credentials for {self.server_url}: the kubeconfig's credential plugin "
                                          f"failed: {problems[-1]}")
             _clean_authorization(hdrs)
+            if self.impersonation:
+                hdrs = _with_impersonation(hdrs, self.impersonation)
             if query:
                 url += "?" + urlencode(list(query))
-            deadline = time.monotonic() + self.timeout
+            deadline = time.monotonic() + (self.timeout if self.timeout is not None else math.inf)
             with _deadline(self.timeout):
-                resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
+                resp = self._api.call_api("GET", url, header_params=hdrs,
+                                          _request_timeout=(self.timeout, self.timeout) if self.timeout is not None else None)
                 headers_read = True
                 body = self._read_body(resp, deadline, path)
             return Response(int(resp.status), dict(resp.headers or {}), body)
@@ -211,7 +222,7 @@ class ReadOnlyClient:
             if headers_read:
                 raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
-                f"timed out after {self.timeout:g}s waiting for the API server at {self.server_url} "
+                f"timed out after {_secs(self.timeout)} waiting for the API server at {self.server_url} "
                 f"(GET {path}); raise --request-timeout or check the network"
             ) from None
         except u3.SSLError as e:
@@ -248,7 +259,7 @@ class ReadOnlyClient:
         return b"".join(parts)
 
     def _slow_body(self, path: str) -> str:
-        return (f"timed out after {self.timeout:g}s reading the answer to GET {path} from the API server at "
+        return (f"timed out after {_secs(self.timeout)} reading the answer to GET {path} from the API server at "
                 f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network")
 
     def _tls_message(self, detail: str) -> str:
@@ -307,16 +318,64 @@ class ReadOnlyClient:
         )
 
 
-def check_timeout(value: Any) -> float:
-    """--request-timeout: a finite number of seconds above zero. (kubectl reads 0 as "no timeout";
-    here every request is bounded, so 0 is refused rather than silently meaning forever.)"""
-    try:
+DEFAULT_TIMEOUT = 30.0
+# Go's time.ParseDuration grammar: [-+]?([0-9]*(\.[0-9]*)?[a-z]+)+ with these units.
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+_TIMEOUT_FORMS = ("Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit "
+                  "(e.g. 1s | 2m | 3h)")
+
+
+def _go_duration(text: str) -> float | None:
+    """Seconds of a Go duration string ("1m30s", "1.5s", "500ms", "0"), or None if it is not one."""
+    sign, body = (-1.0, text[1:]) if text[:1] == "-" else (1.0, text[1:] if text[:1] == "+" else text)
+    if body == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(body):
+        m = _DURATION_PART.match(body, pos)
+        if m is None or m.group(1) in ("", "."):
+            return None
+        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
+        pos = m.end()
+    return sign * total if body else None
+
+
+def check_timeout(value: Any) -> float | None:
+    """--request-timeout as kubectl reads it (client-go tools/clientcmd/helpers.go ParseTimeout): a
+    whole number of seconds ("30"), or a Go duration ("5s", "1m", "1.5s", "500ms"); "0" means no
+    timeout (returned as None). A bare fraction ("1.5") is refused as kubectl refuses it.
+    UPSTREAM-DIFF: no flag is not kubectl's "0" but 30 s (None here); a negative duration ("-1s",
+    no timeout for kubectl) is refused. Numbers (Python callers, the MCP server) are seconds."""
+    if value is None:
+        return DEFAULT_TIMEOUT
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         t = float(value)
-    except (TypeError, ValueError):
-        raise ClusterAccessError(f"--request-timeout must be a number of seconds, got {value!r}") from None
-    if not math.isfinite(t) or t <= 0:
-        raise ClusterAccessError(f"--request-timeout must be a finite number of seconds above 0, got {value!r}")
-    return t
+        if not math.isfinite(t) or t < 0:
+            raise ClusterAccessError(f"--request-timeout must be a finite number of seconds, at least 0, got {value!r}")
+        return t or None
+    text = str(value)
+    t = float(int(text)) if re.fullmatch(r"[+-]?[0-9]+", text) and int(text) >= 0 else _go_duration(text)
+    if t is None:
+        raise ClusterAccessError(f"invalid --request-timeout {text!r}: {_TIMEOUT_FORMS}")
+    if t < 0:
+        raise ClusterAccessError(f"invalid --request-timeout {text!r}: a timeout cannot be negative (0 means none)")
+    return t or None
+
+
+def _secs(timeout: float | None) -> str:
+    return f"{timeout:g}s" if timeout is not None else "no timeout"
+
+
+def _with_impersonation(hdrs: Mapping[str, Any], lines: Sequence[tuple[str, str]]) -> Any:
+    """The request's headers plus the Impersonate-* lines: a urllib3 HTTPHeaderDict, which sends
+    a repeated name (Impersonate-Group) as separate header lines, as Go's http.Header.Add does."""
+    from urllib3 import HTTPHeaderDict
+
+    out = HTTPHeaderDict(dict(hdrs))
+    for name, value in lines:
+        out.add(name, value)
+    return out
 
 
 def _clean_authorization(hdrs: dict) -> None:
@@ -333,7 +392,9 @@ def _clean_authorization(hdrs: dict) -> None:
                 "the kubeconfig's token (token or tokenFile) contains a line break or control character "
                 "inside it; it cannot be sent as an HTTP header"
             )
-        hdrs[key] = f"{scheme} {cred}" if cred else scheme
+        del hdrs[key]
+        # Go's canonical spelling, as kubectl sends it (the kubernetes client writes it lower-case)
+        hdrs["Authorization"] = f"{scheme} {cred}" if cred else scheme
 
 
 class _Transient(Exception):
@@ -359,54 +420,64 @@ def _retry_delay(resp: Response, attempt: int) -> float:
     return _backoff(attempt)
 
 
-def connect(kubeconfig: str | None, context: str | None, request_timeout: float = 30.0) -> ReadOnlyClient:
-    """Build a ReadOnlyClient from a kubeconfig (same rules as kubectl: KUBECONFIG, ~/.kube/config).
+def connect(kubeconfig: str | None, context: str | None, request_timeout: Any = 30.0,
+            overrides: Any = None) -> ReadOnlyClient:
+    """Build a ReadOnlyClient from a kubeconfig (same rules as kubectl: KUBECONFIG, ~/.kube/config)
+    and kubectl's global flags (`overrides`, a kubeconfig.Overrides: --cluster, --user, --server,
+    --token, --as*, TLS flags), resolved as client-go's DirectClientConfig does.
 
     Falls back to in-cluster service-account config when no kubeconfig exists and we run in a pod.
     """
     from kubernetes import client as kclient
-    from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
-    from .kubeconfig import bound_exec_plugins, check_kubeconfig, credential_failure, display_url
+    from .kubeconfig import Overrides, bound_exec_plugins, check_kubeconfig, credential_failure, display_url
 
+    o: Overrides = overrides or Overrides()
     timeout = check_timeout(request_timeout)
     bound_exec_plugins(timeout)
     _install_guard()
     cfg = kclient.Configuration()
     problems: list[str] = []
+    impersonation: tuple[tuple[str, str], ...] = ()
     try:
-        if kubeconfig is None and not _default_kubeconfig_exists() and os.environ.get("KUBERNETES_SERVICE_HOST"):
-            kconfig.load_incluster_config(client_configuration=cfg)
+        if kubeconfig is None and not _default_kubeconfig_exists() and os.environ.get("KUBERNETES_SERVICE_HOST") and not o.server:
+            impersonation = _in_cluster(cfg, o)
         else:
             path = kubeconfig if kubeconfig is not None else os.environ.get("KUBECONFIG") or "~/.kube/config"
             if kubeconfig is not None and not os.path.exists(os.path.expanduser(kubeconfig)):
                 raise ClusterAccessError(f"kubeconfig file not found: {kubeconfig}")
-            if kubeconfig is None and not _default_kubeconfig_exists():
+            if kubeconfig is None and not _default_kubeconfig_exists() and not o.server:
                 raise ClusterAccessError(
-                    f"no kubeconfig found (looked at {path}); pass --kubeconfig or set KUBECONFIG"
+                    f"no kubeconfig found (looked at {path}); pass --kubeconfig or set KUBECONFIG (or give --server)"
                 )
             env_paths = [os.path.expanduser(p) for p in (os.environ.get("KUBECONFIG") or "").split(os.pathsep) if p]
             paths = [os.path.expanduser(kubeconfig)] if kubeconfig is not None else env_paths or [os.path.expanduser(path)]
-            check_kubeconfig([p for p in paths if os.path.exists(p)], context)
-            if context is not None:
-                contexts, _ = kconfig.list_kube_config_contexts(config_file=path)
-                names = [c.get("name") for c in contexts or []]
-                if context not in names:
-                    raise ClusterAccessError(
-                        f"context {context!r} not found in kubeconfig {path} (available: {', '.join(map(str, names)) or 'none'})"
-                    )
+            resolved = check_kubeconfig([p for p in paths if os.path.exists(p)], context, o)
             # persist_config=False: refreshed tokens must never be written back (we are read-only).
             from kubernetes.config import kube_config
 
             with _capture_kube_logs(problems):
-                loader = kube_config._get_kube_config_loader(filename=path, active_context=context, persist_config=False)
+                if resolved is None:  # no context chosen: the client's loader says so in its words
+                    loader = kube_config._get_kube_config_loader(filename=path, active_context=context, persist_config=False)
+                else:
+                    if not resolved.cluster.get("server"):
+                        raise ClusterAccessError(
+                            f"no server to talk to: the kubeconfig's cluster {resolved.cluster_name or '(none)'!r} has no "
+                            f"server; give --server or fix the kubeconfig"
+                        )
+                    impersonation = resolved.impersonation
+                    # The one context kubectl would use, overrides applied (kubeconfig.check_kubeconfig);
+                    # exec plugins run in the user's kubeconfig directory, as before.
+                    base = os.path.dirname(os.path.abspath(resolved.user_file)) if resolved.user_file else ""
+                    loader = kube_config.KubeConfigLoader(config_dict=resolved.as_kubeconfig(), config_base_path=base)
                 server = str(loader._cluster.safe_get("server") or "")
                 if not _is_https(server):
                     # clientcmd reads the user's identification (token, tokenFile, basic auth, client
                     # certificate, exec plugin) only when the server is https (client-go
                     # tools/clientcmd/client_config.go DirectClientConfig.ClientConfig, "only try to
                     # read the auth information if we are secure"): nothing is read, run or sent.
+                    # Impersonation is set before that test, so it is sent over http too.
                     loader._user = None
                 plugin = loader._user.safe_get("exec") if loader._user else None
                 loader.load_and_set(cfg)
@@ -428,7 +499,56 @@ def connect(kubeconfig: str | None, context: str | None, request_timeout: float 
     # We retry ourselves (bounded, status-aware); urllib3's own retries would hide connection errors
     # behind MaxRetryError and multiply the wait on an unreachable server.
     cfg.retries = False
-    return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems)
+    if not cfg.verify_ssl and _is_https(str(cfg.host or "")):
+        _warn_once(_insecure_warning())
+    return ReadOnlyClient(kclient.ApiClient(configuration=cfg), request_timeout, problems, impersonation)
+
+
+def _in_cluster(cfg: Any, o: Any) -> tuple[tuple[str, str], ...]:
+    """The pod's service account (kubernetes' load_incluster_config) with the flags client-go's
+    inClusterClientConfig.ClientConfig takes there: --token replaces the account's token and
+    --certificate-authority its CA (--server never gets here: with it the kubeconfig path is
+    taken, as DeferredLoadingClientConfig does). Returns the Impersonate-* header lines.
+    UPSTREAM-DIFF: kubectl drops --as/--as-group/--as-uid in a pod (inClusterClientConfig reads no
+    impersonation) and ignores --cluster, --user and the TLS flags; here impersonation is honoured
+    and the others are refused, rather than the user's request being silently dropped."""
+    from kubernetes import config as kconfig
+
+    from .kubeconfig import _apply_user, _check_impersonation, impersonation_headers
+
+    ignored = [f for f, v in (("--cluster", o.cluster), ("--user", o.user), ("--insecure-skip-tls-verify", o.insecure_skip_tls_verify),
+                              ("--tls-server-name", o.tls_server_name)) if v]
+    if ignored:
+        raise ClusterAccessError(f"{ignored[0]} needs a kubeconfig (or --server): in a pod without one, kubectl-wap uses the "
+                                 f"service account, which has no kubeconfig clusters or users to pick")
+    kconfig.load_incluster_config(client_configuration=cfg, try_refresh_token=not o.token)
+    if o.token:
+        register_secret(o.token)
+        cfg.api_key["BearerToken"] = f"Bearer {o.token}"
+        cfg.refresh_api_key_hook = None
+    if o.certificate_authority:
+        cfg.ssl_ca_cert = os.path.abspath(os.path.expanduser(o.certificate_authority))
+    flags_user = _apply_user({}, o)
+    _check_impersonation("the in-cluster service account", flags_user)
+    return impersonation_headers(flags_user)
+
+
+def _warn_once(text: str) -> None:
+    if say_warning is not None and text not in _warned:
+        _warned.add(text)
+        say_warning(text)
+
+
+def _insecure_warning() -> str:
+    """The one line said when TLS verification is off, in place of urllib3's InsecureRequestWarning
+    per request (silenced here: the same fact 30 times says nothing more)."""
+    import warnings
+
+    from urllib3.exceptions import InsecureRequestWarning
+
+    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+    return ("TLS verification is off (insecure-skip-tls-verify): the API server's certificate is not checked, "
+            "so anyone on the path could answer in its place")
 
 
 def _is_https(server: str) -> bool:

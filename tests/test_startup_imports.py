@@ -26,10 +26,11 @@ def _modules_after(tmp_path: Path, args: list[str]) -> set[str]:
 
 
 # What the demo whatif (our own snapshot, JSON, no Kueue objects, no --optimal, not live) never needs:
-# the solver, the live client, YAML, progress bars, the List decoder, the Kueue stage, the other
-# commands' engines and modules.
+# the solver, the live client, YAML, progress bars, the List decoder, simulate's pod extras, the
+# snapshot writer's stripping, the Kueue stage, the other commands' engines and modules.
 NOT_NEEDED = ("highspy", "kubernetes", "yaml", "rich.progress", "msgspec", "pydantic", "mcp", "kubectl_wap.queueing.kueue",
-              "kubectl_wap.snapshot.decode.lean", "kubectl_wap.snapshot.io.live", "kubectl_wap.diagnose",
+              "kubectl_wap.snapshot.decode.lean", "kubectl_wap.snapshot.io.live", "kubectl_wap.snapshot.decode.owners",
+              "kubectl_wap.snapshot.share.strip", "kubectl_wap.diagnose",
               "kubectl_wap.autoscale", "kubectl_wap.simulate", "kubectl_wap.cli.explain", "kubectl_wap.cli.rank",
               "kubectl_wap.cli.diff", "kubectl_wap.cli.snapshot", "kubectl_wap.cli.simulate", "kubectl_wap.cli.pending",
               "kubectl_wap.cli.whypreempted", "kubectl_wap.cli.metrics_cmd", "kubectl_wap.cli.mcp_cmd",

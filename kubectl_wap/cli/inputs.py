@@ -22,8 +22,6 @@ def _default_namespace(src: Source) -> str:
 def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
     filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate)."""
-    from ..snapshot.decode.hypothetical import Replacement
-    from ..snapshot.decode.owners import tap_pod_extras
     from ..snapshot.source import build, raw_source
 
     src.check()
@@ -38,10 +36,12 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
     else:
         header, items = raw_source(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout)
     if extras is not None:
+        from ..snapshot.decode.owners import tap_pod_extras  # simulate's: not imported by the other commands
+
         items = tap_pod_extras(items, extras)
     if not extra:
         return build(header, items)
-    from ..snapshot.decode.hypothetical import FlagsWork
+    from ..snapshot.decode.hypothetical import FlagsWork, Replacement
 
     if isinstance(extra, FlagsWork):
         items = list(items)  # a snapshot file streams its items once: read them, then look up the group

@@ -36,6 +36,8 @@ HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
 
 @dataclass(slots=True, frozen=True)
 class Taint:
+    """A node taint (core/v1 Taint): what TaintToleration filters and scores on."""
+
     key: str
     value: str
     effect: str  # NoSchedule | PreferNoSchedule | NoExecute
@@ -43,6 +45,8 @@ class Taint:
 
 @dataclass(slots=True, frozen=True)
 class Toleration:
+    """A pod toleration (core/v1 Toleration), matched as v1helper.TolerationsTolerateTaint does."""
+
     key: str = ""
     operator: str = "Equal"  # Equal | Exists
     value: str = ""
@@ -51,6 +55,8 @@ class Toleration:
 
 @dataclass(slots=True, frozen=True)
 class LabelSelector:
+    """A metav1.LabelSelector: matchLabels and matchExpressions, ANDed."""
+
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[Requirement, ...] = ()
     # A selector that failed to parse (unknown operator, ...); upstream skips such PDBs/terms.
@@ -63,12 +69,16 @@ class LabelSelector:
 
 @dataclass(slots=True, frozen=True)
 class PreferredNodeTerm:
+    """One preferredDuringSchedulingIgnoredDuringExecution node affinity term and its weight."""
+
     weight: int
     preference: NodeSelectorTerm
 
 
 @dataclass(slots=True, frozen=True)
 class PodAffinityTerm:
+    """A pod (anti-)affinity term (core/v1 PodAffinityTerm) as InterPodAffinity reads it."""
+
     label_selector: LabelSelector | None
     topology_key: str
     namespaces: tuple[str, ...] = ()
@@ -79,12 +89,16 @@ class PodAffinityTerm:
 
 @dataclass(slots=True, frozen=True)
 class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term and its weight (core/v1 WeightedPodAffinityTerm)."""
+
     weight: int
     term: PodAffinityTerm
 
 
 @dataclass(slots=True, frozen=True)
 class Affinity:
+    """pod.spec.affinity: node affinity, pod affinity and pod anti-affinity, required and preferred."""
+
     # requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (None = not set)
     node_required: tuple[NodeSelectorTerm, ...] | None = None
     node_preferred: tuple[PreferredNodeTerm, ...] = ()
@@ -96,6 +110,8 @@ class Affinity:
 
 @dataclass(slots=True, frozen=True)
 class TopologySpreadConstraint:
+    """One pod.spec.topologySpreadConstraints[] entry as PodTopologySpread reads it."""
+
     max_skew: int
     topology_key: str
     when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
@@ -108,6 +124,8 @@ class TopologySpreadConstraint:
 
 @dataclass(slots=True, frozen=True)
 class HostPort:
+    """A container port with a hostPort: what NodePorts checks for conflicts on a node."""
+
     host_ip: str
     protocol: str
     port: int
@@ -115,6 +133,8 @@ class HostPort:
 
 @dataclass(slots=True, frozen=True)
 class Node:
+    """A node as the scheduler's NodeInfo sees it: labels, allocatable, taints, schedulability."""
+
     name: str
     uid: str = ""
     labels: Labels = field(default_factory=dict)
@@ -130,6 +150,8 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 @dataclass(slots=True, frozen=True)
 class Pod:
+    """A pod as kube-scheduler and the preemption code read it (see the module docstring for units)."""
+
     namespace: str
     name: str
     uid: str = ""
@@ -225,6 +247,8 @@ new_pod_from_runs: Callable[..., Pod] = positional_constructor(
 
 @dataclass(slots=True, frozen=True)
 class PodGroup:
+    """A scheduling/v1beta1 PodGroup: a gang or basic group and its disruption and preemption settings."""
+
     namespace: str
     name: str
     uid: str = ""
@@ -255,6 +279,8 @@ class PodGroup:
 
 @dataclass(slots=True, frozen=True)
 class CompositePodGroup:
+    """A scheduling CompositePodGroup: a tree of PodGroups scheduled and preempted from its root."""
+
     namespace: str
     name: str
     uid: str = ""
@@ -283,6 +309,8 @@ class CompositePodGroup:
 
 @dataclass(slots=True, frozen=True)
 class PriorityClass:
+    """A scheduling/v1 PriorityClass: the value and preemption policy a pod's class gives it."""
+
     name: str
     value: int
     global_default: bool = False
@@ -291,6 +319,8 @@ class PriorityClass:
 
 @dataclass(slots=True, frozen=True)
 class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget: its selector and how many disruptions it allows now."""
+
     namespace: str
     name: str
     selector: LabelSelector | None
@@ -300,12 +330,16 @@ class PodDisruptionBudget:
 
 @dataclass(slots=True, frozen=True)
 class Namespace:
+    """A namespace's labels (namespaceSelector terms read them)."""
+
     name: str
     labels: Labels = field(default_factory=dict)
 
 
 @dataclass(slots=True)
 class SnapshotHeader:
+    """Where the objects came from: the snapshot's format, capture time, server and what was listed."""
+
     format_version: int = 1
     captured_at: str = ""
     server_url: str = ""

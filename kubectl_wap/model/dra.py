@@ -24,6 +24,8 @@ DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
 @dataclass(slots=True, frozen=True)
 class DeviceClass:
+    """A resource.k8s.io DeviceClass: the CEL selectors every request naming it adds."""
+
     name: str
     selectors: tuple[str, ...] = ()  # spec.selectors[].cel.expression
     extended_resource_name: str = ""  # spec.extendedResourceName (DRA extended resources)
@@ -31,12 +33,16 @@ class DeviceClass:
 
 @dataclass(slots=True, frozen=True)
 class CounterConsumption:
+    """The shared counters one device consumes from a counter set (partitionable devices)."""
+
     counter_set: str
     counters: Mapping[str, Fraction] = field(default_factory=dict)
 
 
 @dataclass(slots=True, frozen=True)
 class Device:
+    """One device a ResourceSlice publishes: its attributes, capacity and counter consumption."""
+
     driver: str
     pool: str
     name: str
@@ -55,6 +61,8 @@ class Device:
 
 @dataclass(slots=True, frozen=True)
 class ResourceSlice:
+    """A resource.k8s.io ResourceSlice: a driver's devices in one pool (each device says where it is)."""
+
     name: str
     driver: str
     pool: str
@@ -78,6 +86,8 @@ class DeviceRequest:
 
 @dataclass(slots=True, frozen=True)
 class ClaimSpec:
+    """What a ResourceClaim or its template asks for: the device requests we model, and the rest named."""
+
     requests: tuple[DeviceRequest, ...] = ()
     # What the claim asks for that we do not model (firstAvailable, constraints, ...): named in a
     # warning, never silently passed.
@@ -86,6 +96,8 @@ class ClaimSpec:
 
 @dataclass(slots=True, frozen=True)
 class AllocatedDevice:
+    """One device of a claim's status.allocation: request, driver, pool and device name."""
+
     request: str
     driver: str
     pool: str
@@ -113,6 +125,8 @@ class ConsumerRef:
 
 @dataclass(slots=True, frozen=True)
 class ResourceClaim:
+    """A resource.k8s.io ResourceClaim: its spec, its allocation and who it is reserved for."""
+
     namespace: str
     name: str
     uid: str = ""
@@ -128,6 +142,8 @@ class ResourceClaim:
 
 @dataclass(slots=True, frozen=True)
 class ResourceClaimTemplate:
+    """A resource.k8s.io ResourceClaimTemplate: the spec of the claim generated per pod."""
+
     namespace: str
     name: str
     spec: ClaimSpec = ClaimSpec()

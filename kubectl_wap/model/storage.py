@@ -40,6 +40,8 @@ class PodVolume:
 
 @dataclass(slots=True, frozen=True)
 class PersistentVolumeClaim:
+    """A PersistentVolumeClaim as the volume plugins read it: class, volume, phase, access modes."""
+
     namespace: str
     name: str
     access_modes: tuple[str, ...] = ()
@@ -63,6 +65,8 @@ class PersistentVolumeClaim:
 
 @dataclass(slots=True, frozen=True)
 class PersistentVolume:
+    """A PersistentVolume as the volume plugins read it: topology labels, access modes, class, node affinity, CSI driver."""
+
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)  # only the topology labels are kept
     access_modes: tuple[str, ...] = ()
@@ -75,6 +79,8 @@ class PersistentVolume:
 
 @dataclass(slots=True, frozen=True)
 class StorageClass:
+    """A storage.k8s.io StorageClass: provisioner and volume binding mode."""
+
     name: str
     provisioner: str = ""
     volume_binding_mode: str | None = None  # Immediate | WaitForFirstConsumer (None: not set)
@@ -82,6 +88,8 @@ class StorageClass:
 
 @dataclass(slots=True, frozen=True)
 class CSINode:
+    """A storage.k8s.io CSINode: the drivers installed on a node and their volume limits."""
+
     name: str
     drivers: tuple[str, ...] = ()  # spec.drivers[].name
     # spec.drivers[].allocatable.count, for the drivers that set it (getVolumeLimits)

@@ -21,5 +21,7 @@ class Requirement:
 
 @dataclass(slots=True, frozen=True)
 class NodeSelectorTerm:
+    """A node selector term (core/v1 NodeSelectorTerm): its expressions and fields, ANDed."""
+
     match_expressions: tuple[Requirement, ...] = ()
     match_fields: tuple[Requirement, ...] = ()

@@ -23,10 +23,24 @@ except ImportError:  # optional: the zipapp plugin may run without compiled exte
 from ...model import Snapshot, SnapshotHeader
 from ..decode.convert import build_snapshot, pod_from_row
 
-try:  # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18)
-    from ..decode import lean as _lean
-except ImportError:  # optional like orjson: the plugin archive bundles no compiled JSON library
-    _lean = None
+# msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18). Imported
+# on first use (`_lean_decoder`): our own snapshots never need it, and msgspec with its typed Structs
+# is ~6 ms of a demo `whatif`'s start-up (issue 34). Ellipsis: not imported yet; None: not
+# installed (optional like orjson: the plugin archive bundles no compiled JSON library), or switched
+# off by a test.
+_lean: Any = ...
+
+
+def _lean_decoder() -> Any:
+    global _lean
+    if _lean is ...:
+        try:
+            from ..decode import lean
+        except ImportError:
+            lean = None  # type: ignore[assignment]
+        _lean = lean
+    return _lean
+
 from ..decode.spectemplates import Decoder, check_version
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
@@ -150,7 +164,8 @@ def read_text(path: Path) -> str:
 def _documents(path: Path, raw: bytes, whole: bool = False) -> list[Any]:
     stripped = raw.lstrip()
     if stripped[:1] in (b"{", b"["):
-        found = _lean.decode_list(raw) if _lean is not None and not whole else None
+        lean = None if whole or _is_snapshot(raw) else _lean_decoder()
+        found = lean.decode_list(raw) if lean is not None else None
         if found is not None:
             kind, items = found
             return [{"kind": kind, "items": list(items)}]
@@ -480,13 +495,16 @@ def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
         return streamed
     if not path.name.endswith((".json", ".json.gz", ".gz")):
         return None
-    from .liststream import stream_list
-
     try:
         raw = _read_bytes(path)
     except UserError:
         return None  # the whole-document reader reports it
-    found = _lean.decode_list(raw) if _lean is not None else None
+    if _is_snapshot(raw):
+        return None  # our format, not laid out in lines (the demo): read whole, it is no List
+    from .liststream import stream_list
+
+    lean = _lean_decoder()
+    found = lean.decode_list(raw) if lean is not None else None
     if found is not None:
         return SnapshotHeader(source=str(path)), found[1]
     return stream_list(path, raw)

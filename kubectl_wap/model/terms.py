@@ -6,7 +6,26 @@ them back, so `from kubectl_wap.model import NodeSelectorTerm, Requirement` stay
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_INT64_RE = re.compile(r"^[+-]?[0-9]+$")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_int64(s: str) -> int | None:
+    """strconv.ParseInt(s, 10, 64): optional sign and decimal digits only, within int64. How a
+    Gt/Lt requirement reads a label value and its own value (labels.Requirement.Matches); here,
+    below the model, because the selectors that match and the redaction that keeps such values
+    comparable (snapshot/share/redact.py) must read them alike."""
+    # More than a sign and 19 digits is out of int64 anyway; int() of a 5000-digit label value
+    # would raise ValueError (Python's int_max_str_digits) instead of "does not parse".
+    if len(s) > 20 or not _INT64_RE.match(s):
+        return None
+    v = int(s)
+    if v < _INT64_MIN or v > _INT64_MAX:
+        return None
+    return v
 
 
 @dataclass(slots=True, frozen=True)

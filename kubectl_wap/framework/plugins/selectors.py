@@ -19,31 +19,17 @@ from functools import lru_cache
 from typing import Iterable, Mapping
 
 from ...model import Affinity, LabelSelector, Node, NodeSelectorTerm, Pod, PodAffinityTerm, Requirement, Taint, Toleration
+from ...model.terms import parse_int64
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 _LABEL_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
 _NODE_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT})
-
-_INT64_RE = re.compile(r"^[+-]?[0-9]+$")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 _EMPTY: Mapping[str, str] = {}
 
 
 class SelectorError(ValueError):
     """A selector upstream would fail to parse (LabelSelectorAsSelector / NewRequirement error)."""
-
-
-def parse_int64(s: str) -> int | None:
-    """strconv.ParseInt(s, 10, 64): optional sign and decimal digits only, within int64."""
-    # More than a sign and 19 digits is out of int64 anyway; int() of a 5000-digit label value
-    # would raise ValueError (Python's int_max_str_digits) instead of "does not parse".
-    if len(s) > 20 or not _INT64_RE.match(s):
-        return None
-    v = int(s)
-    if v < _INT64_MIN or v > _INT64_MAX:
-        return None
-    return v
 
 
 class Selector:

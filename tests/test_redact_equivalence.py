@@ -310,6 +310,17 @@ def test_numbers_the_loader_reads_survive_redaction() -> None:
     assert pre["spec"]["priority"] == 1000 and pre["spec"]["containers"][0]["resources"]["requests"]["cpu"] == " 1"
 
 
+def test_label_values_written_as_yaml_numbers_survive_redaction() -> None:
+    """`cores: 64` unquoted in YAML is an int; the loader reads it as "64" (as_str), so the
+    allow-list must too (it dropped it: `cores Gt 8` then matched no node)."""
+    node = copy.deepcopy(NODE)
+    node["metadata"]["labels"]["cores"] = 64
+    pre = _pod("preemptor", 100, affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "cores", "operator": "Gt", "values": [8]}]}]}}})
+    res = assert_redaction_keeps_the_answer([node, pre], "pod", "team", "preemptor")
+    assert res.outcome == "NoPreemptionNeeded"
+
+
 @pytest.mark.parametrize("bad", ["abc", "1.5", [1], {"a": 1}, True])
 def test_values_the_loader_refuses_stay_refused(bad: Any) -> None:
     """A priority the loader refuses is refused after redaction too (never silently dropped,

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from ...model.dra import SEMVER, cel_literals, cel_string_value
 from ...quantity import QuantityError, parse_quantity
-from ..decode.fields import parse_time, whole_number
+from ..decode.fields import as_str, parse_time, whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,10 +462,10 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
         return hash_id(v) if isinstance(v, str) and v else DROP
     if kind == "id":
         return hash_id(v) if isinstance(v, str) else DROP
-    if kind == "lkey":
-        return lkey(v) if isinstance(v, str) else DROP
+    if kind == "lkey":  # labels and requirements are read with as_str: a YAML 64 is "64"
+        return lkey(as_str(v)) if isinstance(v, (str, int, float)) else DROP
     if kind == "lval":
-        return lval(v) if isinstance(v, str) else DROP
+        return lval(as_str(v)) if isinstance(v, (str, int, float)) else DROP
     if kind == "pc":
         return pc(v) if isinstance(v, str) else DROP
     if kind == "scheduler":

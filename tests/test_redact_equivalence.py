@@ -354,3 +354,46 @@ def test_integer_labels_keep_gt_lt_and_in() -> None:
         snap = build_snapshot(copy.deepcopy(items))
         pod = next(p for p in snap.pods if p.name == "preemptor")
         assert {n.name for n in snap.nodes if node_matches_pod_node_affinity(pod, n)} == want, op
+
+
+# ---------------------------------------------------------------- type confusion ---------------
+
+def _leaf_paths(o: Any, pre: tuple = ()) -> Any:
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from _leaf_paths(v, pre + (k,))
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from _leaf_paths(v, pre + (i,))
+    else:
+        yield pre
+
+
+SWEPT = ("wap-reprieve-topology-spread", "dra-template-claim-preemption", "rwop-preempt-single-pod")
+
+
+@pytest.mark.parametrize("scenario", SWEPT)
+def test_a_mistyped_field_reads_the_same_before_and_after_redaction(scenario: str) -> None:
+    """Every leaf of a scenario (names and kinds aside) set to a number, a string that is no label
+    value, a list, a map and null in turn: the redacted cluster answers as the original (the same
+    outcome, or an error in both), and redaction never crashes. Before: an enum given a list
+    crashed redaction (unhashable), a quantity of null or a label of a list was dropped (an error
+    or a selector became an answer), a hashed "x y" became a valid label value."""
+    doc = yaml.safe_load((ROOT / "scenarios" / f"{scenario}.yaml").read_text())
+    version = doc.get("schedulerVersion", DEFAULT_VERSION)
+    gates = ",".join(filter(None, [doc.get("featureGates"), (doc.get("featureGatesByVersion") or {}).get(version)]))
+    w = doc["whatif"]
+    for i, o in enumerate(doc["cluster"]):
+        for path in _leaf_paths(o):
+            if path[:1] in (("kind",), ("apiVersion",)) or path[-1:] in (("name",), ("namespace",)):
+                continue
+            for value in (7, "x y", ["a"], {"a": 1}, None):
+                items = copy.deepcopy(doc["cluster"])
+                parent = items[i]
+                for k in path[:-1]:
+                    parent = parent[k]
+                parent[path[-1]] = value
+                try:
+                    assert_redaction_keeps_the_answer(items, w["kind"], w["namespace"], w["name"], gates, version)
+                except AssertionError as e:
+                    raise AssertionError(f"{scenario}: item {i} {'.'.join(map(str, path))} = {value!r}") from e

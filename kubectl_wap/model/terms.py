@@ -28,6 +28,30 @@ def parse_int64(s: str) -> int | None:
     return v
 
 
+_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def valid_label_key(key: str) -> bool:
+    """validation.IsQualifiedName: [prefix/]name, name <= 63 chars, prefix a DNS-1123 subdomain.
+    Here with parse_int64 for the same reason: redaction keeps an invalid key or value invalid."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
+            return False
+    else:
+        return False
+    return 0 < len(name) <= 63 and bool(_NAME_RE.match(name))
+
+
+def valid_label_value(value: str) -> bool:
+    """validation.IsValidLabelValue: empty, or <= 63 chars of [-A-Za-z0-9_.] starting/ending alnum."""
+    return value == "" or (len(value) <= 63 and bool(_NAME_RE.match(value)))
+
+
 @dataclass(slots=True, frozen=True)
 class Requirement:
     """A label/field selector requirement (metav1.LabelSelectorRequirement and

@@ -14,12 +14,11 @@ Selectors are compiled once (cached by the frozen model object) into `Selector` 
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Iterable, Mapping
 
 from ...model import Affinity, LabelSelector, Node, NodeSelectorTerm, Pod, PodAffinityTerm, Requirement, Taint, Toleration
-from ...model.terms import parse_int64
+from ...model.terms import parse_int64, valid_label_key, valid_label_value
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 _LABEL_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
@@ -92,29 +91,6 @@ class Selector:
 
 NOTHING = Selector(nothing=True)
 EVERYTHING = Selector(())
-
-
-_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def valid_label_key(key: str) -> bool:
-    """validation.IsQualifiedName: [prefix/]name, name <= 63 chars, prefix a DNS-1123 subdomain."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            return False
-    else:
-        return False
-    return 0 < len(name) <= 63 and bool(_NAME_RE.match(name))
-
-
-def valid_label_value(value: str) -> bool:
-    """validation.IsValidLabelValue: empty, or <= 63 chars of [-A-Za-z0-9_.] starting/ending alnum."""
-    return value == "" or (len(value) <= 63 and bool(_NAME_RE.match(value)))
 
 
 def _compile_requirement(r: Requirement, ops: frozenset) -> tuple:

@@ -91,7 +91,7 @@ CONTAINER = {
     "ports": L({"containerPort": "int", "hostPort": "int", "hostIP": "ip", "protocol": frozenset({"TCP", "UDP", "SCTP"})}),
 }
 CONTAINER_STATUS = {"name": "id", "allocatedResources": RES, "resources": {"requests": RES}}
-META = {"name": "id", "namespace": "id", "uid": "id", "labels": LABELS, "creationTimestamp": "time",
+META = {"name": "name", "namespace": "id", "uid": "id", "labels": LABELS, "creationTimestamp": "time",
         "deletionTimestamp": "time"}
 HEAD = {"apiVersion": API_VERSIONS, "kind": KINDS}
 
@@ -268,17 +268,20 @@ def project(schema: Any, v: Any, leaf: Leaf, memo: dict | None = None) -> Any:
                 if r is not DROP:
                     out[k] = r
         return out
+    # A null inside a list or map is kept: the loader reads it (a request of null is refused, a
+    # label of null reads as "", a null toleration as an empty one), so dropping it would change
+    # what the loader sees.
     if isinstance(schema, L):
         if not isinstance(v, list):
             return DROP
-        return [r for r in (project(schema.item, x, leaf, memo) for x in v) if r is not DROP]
+        return [r for r in (None if x is None else project(schema.item, x, leaf, memo) for x in v) if r is not DROP]
     if isinstance(schema, M):
         if not isinstance(v, dict):
             return DROP
         out = {}
         for k, x in v.items():
             kk = leaf(schema.key, k)
-            r = project(schema.value, x, leaf, memo)
+            r = None if x is None else project(schema.value, x, leaf, memo)
             if kk is not DROP and r is not DROP:
                 out[kk] = r
         return out
@@ -456,18 +459,22 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
     quantities and times are kept exactly when the loader reads them (fields.whole_number,
     parse_quantity, fields.parse_time: one validator for both), so redaction never turns a value
     the loader reads into a missing one."""
+    # Strings where the loader reads strings with as_str (a YAML 7 is "7", a list ""): a number or
+    # bool is hashed as its text (still no enum value), a list or map emptied.
     if isinstance(kind, frozenset):
-        if v in kind:
-            return v
-        return hash_id(v) if isinstance(v, str) and v else DROP
+        if isinstance(v, str):
+            return v if v in kind else hash_id(v)
+        return hash_id(as_str(v)) if isinstance(v, (bool, int, float)) else _refused(v, hash_id)
     if kind == "id":
-        return hash_id(v) if isinstance(v, str) else DROP
-    if kind == "lkey":  # labels and requirements are read with as_str: a YAML 64 is "64"
-        return lkey(as_str(v)) if isinstance(v, (str, int, float)) else DROP
+        return hash_id(as_str(v)) if isinstance(v, (str, bool, int, float)) else _refused(v, hash_id)
+    if kind == "name":  # metadata.name: meta() takes only a string
+        return hash_id(v) if isinstance(v, str) else _refused(v, hash_id)
+    if kind == "lkey":
+        return lkey(as_str(v))
     if kind == "lval":
-        return lval(as_str(v)) if isinstance(v, (str, int, float)) else DROP
+        return lval(as_str(v))
     if kind == "pc":
-        return pc(v) if isinstance(v, str) else DROP
+        return pc(v) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "scheduler":
         return v if v == "default-scheduler" else hash_id(v) if isinstance(v, str) else DROP
     if kind == "ip":

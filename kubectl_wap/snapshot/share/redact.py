@@ -47,10 +47,10 @@ import base64
 import hashlib
 import hmac
 import os
-from typing import Any
+from typing import Any, Callable
 
 from ...model.dra import SEMVER
-from ...model.terms import parse_int64
+from ...model.terms import parse_int64, valid_label_key, valid_label_value
 from .allowlist import DROP, project, schema_for, typed
 from .strip import strip_object
 
@@ -70,6 +70,14 @@ def is_well_known_key(key: str) -> bool:
     if not sep:
         return False
     return any(prefix == s or prefix.endswith("." + s) for s in _WELL_KNOWN_SUFFIXES)
+
+
+def _still_invalid(original: Any, hashed: Any, valid: Callable[[str], bool]) -> Any:
+    """`hashed`, made invalid again when `original` is no valid label key / value (a selector
+    naming it fails to parse, upstream and here: selectors.py): no key or value ends in "_"."""
+    if not isinstance(original, str) or hashed == original or valid(original):
+        return hashed
+    return hashed + "_"
 
 
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"  # ascending in code-point order
@@ -140,15 +148,15 @@ class Redactor:
                 return v
             if self._numbers is not None and v in self._numbers:
                 return self._numbers[v]
-        return self.h(v)
+        return _still_invalid(v, self.h(v), valid_label_value)
 
     def lkey(self, k: Any) -> Any:
         if not isinstance(k, str):
             return k
         if is_well_known_key(k):
             prefix, _, name = k.rpartition("/")
-            return f"{prefix}/{self.h(name)}" if prefix in _OWN_NAME_PREFIXES and name else k
-        return self.h(k)
+            return _still_invalid(k, f"{prefix}/{self.h(name)}", valid_label_key) if prefix in _OWN_NAME_PREFIXES and name else k
+        return _still_invalid(k, self.h(k), valid_label_key)
 
     def priority_class(self, name: Any) -> Any:
         if isinstance(name, str) and name.startswith("system-"):

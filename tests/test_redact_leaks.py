@@ -101,3 +101,20 @@ def test_dra_attributes_and_selector_literals_that_identify_are_hashed() -> None
     assert attrs["vendor"] == {"string": "nvidia.com"} and attrs["count"] == {"int": 8}
     assert attrs["driverVersion"]["version"].startswith("1.3.0-")  # the compared part kept
     assert set(attrs) >= {"ip", "serial", "host", "driverVersion"}  # attribute names kept (CEL identifiers)
+
+
+def test_warnings_an_input_snapshot_carried_are_left_out(tmp_path: Path) -> None:
+    """A snapshot file's header warnings are free text (anyone may have edited them): --redact
+    leaves them out, counted; the conversion's own warning (refused kinds) stays."""
+    from kubectl_wap.snapshot.io.save import write_snapshot
+
+    snap = tmp_path / "in.json"
+    write_snapshot(str(snap), {"formatVersion": 2, "source": "/home/alice/customer-acme.json",
+                               "warnings": ["forbidden to list nodes of customer-acme-prod"]},
+                   [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1"}}},
+                    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "a"}}])
+    r = CliRunner().invoke(app, ["snapshot", "--snapshot", str(snap), "--redact", "-o", "json"])
+    assert r.exit_code == 0, r.output
+    assert "customer-acme" not in r.stdout
+    warnings = json.loads(r.stdout)["header"]["warnings"]
+    assert warnings == ["left out (never kept in a snapshot): 1 Secret", "1 warning(s) of the input snapshot left out (--redact)"]

@@ -107,7 +107,7 @@ def snapshot(
                 write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
             # No input path, endpoint or vendor version suffix (the minor version stays: behaviour depends on it)
-            header = redact_header(header)
+            header = redact_header(header, from_file=bool(from_snapshot or demo))
         if output_file:
             write_snapshot(output_file, header, items)
         else:

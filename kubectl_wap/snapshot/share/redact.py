@@ -272,11 +272,22 @@ def redactor_for(items: list[dict], key: bytes | None = None, preserve_order: bo
     return Redactor(key, sorted(probe.collect), composites, number_forms(probe.collect_numbers, probe.collect))
 
 
-def redact_header(header: dict[str, Any]) -> dict[str, Any]:
+# The one warning a conversion of a file writes itself (snapfile.saved_items): refused kinds, counted.
+OWN_FILE_WARNING = "left out (never kept in a snapshot): "
+
+
+def redact_header(header: dict[str, Any], from_file: bool = False) -> dict[str, Any]:
     """A snapshot header fit to share: the input's path (`source`) and the server's URL gone, the
     server version cut to major.minor.patch (a vendor suffix, v1.37.1-acme.4, can name the owner;
-    what the analysis reads of it is the minor version)."""
+    what the analysis reads of it is the minor version). `from_file`: the warnings an input file's
+    header carried (free text anyone could have written) are left out, counted; the structured
+    lists (listed, notServed, forbidden) stay."""
     out = dict(header, source="redacted", redacted=True)
+    if from_file:
+        warnings = [str(w) for w in header.get("warnings") or []]
+        own = [w for w in warnings if w.startswith(OWN_FILE_WARNING)]
+        dropped = len(warnings) - len(own)
+        out["warnings"] = own + ([f"{dropped} warning(s) of the input snapshot left out (--redact)"] if dropped else [])
     server = dict(header.get("server") or {}, url="redacted")
     version = server.get("version")
     if isinstance(version, str):

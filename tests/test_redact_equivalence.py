@@ -369,7 +369,11 @@ def _leaf_paths(o: Any, pre: tuple = ()) -> Any:
         yield pre
 
 
-SWEPT = ("wap-reprieve-topology-spread", "dra-template-claim-preemption", "rwop-preempt-single-pod")
+# A sample of the scenarios (the whole set, 114 x every leaf x 6 values = 29,616 variants, took
+# 3 minutes and gave 0 differences): one per family of fields that once differed.
+SWEPT = ("wap-reprieve-topology-spread", "dra-template-claim-preemption", "rwop-preempt-single-pod",
+         "dra-partitionable-devices-preemption", "dra-consumable-capacity-preemption",
+         "pod-nominated-other-scheduler-ignored", "wap-single-mode-members-preempted-individually")
 
 
 @pytest.mark.parametrize("scenario", SWEPT)
@@ -378,7 +382,8 @@ def test_a_mistyped_field_reads_the_same_before_and_after_redaction(scenario: st
     value, a list, a map and null in turn: the redacted cluster answers as the original (the same
     outcome, or an error in both), and redaction never crashes. Before: an enum given a list
     crashed redaction (unhashable), a quantity of null or a label of a list was dropped (an error
-    or a selector became an answer), a hashed "x y" became a valid label value."""
+    or a selector became an answer), a hashed "x y" became a valid label value, a schedulerName or
+    allNodes of 7 and a string attribute of 7 were dropped while the loader reads them."""
     doc = yaml.safe_load((ROOT / "scenarios" / f"{scenario}.yaml").read_text())
     version = doc.get("schedulerVersion", DEFAULT_VERSION)
     gates = ",".join(filter(None, [doc.get("featureGates"), (doc.get("featureGatesByVersion") or {}).get(version)]))

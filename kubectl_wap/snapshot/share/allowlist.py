@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ...model import DEFAULT_SCHEDULER
 from ...model.dra import SEMVER, cel_literals, cel_string_value
 from ...quantity import QuantityError, parse_quantity
 from ..decode.fields import as_str, parse_time, whole_number
@@ -105,7 +106,7 @@ POD = {
         "overhead": RES, "resources": {"requests": RES, "claims": CLAIMS}, "nodeName": "id", "nodeSelector": LABELS,
         "affinity": AFFINITY, "tolerations": L(TOLERATION), "topologySpreadConstraints": L(SPREAD), "priority": "int",
         "priorityClassName": "pc", "preemptionPolicy": PREEMPTION_POLICY, "schedulerName": "scheduler",
-        "schedulingGroup": {"podGroupName": "id"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
+        "schedulingGroup": {"podGroupName": "name"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
         "containers": L(CONTAINER), "initContainers": L(CONTAINER), "terminationGracePeriodSeconds": "rawint",
         "volumes": L({"name": "id", "persistentVolumeClaim": {"claimName": "id"}, "ephemeral": {}}),  # storage.PodVolume
         "resourceClaims": L({"name": "id", "resourceClaimName": "id", "resourceClaimTemplateName": "id"}),
@@ -123,7 +124,7 @@ POD = {
 NODE = {
     **HEAD,
     "metadata": META,
-    "spec": {"taints": L(TAINT), "unschedulable": "bool"},
+    "spec": {"taints": L(TAINT), "unschedulable": "truthy"},
     "status": {"allocatable": RES, "capacity": RES, "images": L({"names": L("id"), "sizeBytes": "int"})},
 }
 _GROUP_SPEC = {
@@ -148,7 +149,7 @@ PDB = {
              "unhealthyPodEvictionPolicy": frozenset({"IfHealthyBudget", "AlwaysAllow"})},
     "status": {"disruptionsAllowed": "int", "disruptedPods": M("id", "time")},
 }
-PRIORITY_CLASS = {**HEAD, "metadata": dict(META, name="pc"), "value": "int", "globalDefault": "bool",
+PRIORITY_CLASS = {**HEAD, "metadata": dict(META, name="pc"), "value": "int", "globalDefault": "truthy",
                   "preemptionPolicy": PREEMPTION_POLICY}
 NAMESPACE = {**HEAD, "metadata": META, "status": {"phase": frozenset({"Active", "Terminating"})}}
 OTHER = {**HEAD, "metadata": META}
@@ -166,18 +167,18 @@ _COUNTERS = M("resname", {"value": "qty"})
 _DRA_RES = M("qname", "qty")  # capacity names of devices, in claims as in slices
 DEVICE_CLASS = {**HEAD, "metadata": META, "spec": {"selectors": _CEL, "extendedResourceName": "resname"}}
 _DEVICE = {
-    "name": "id", "nodeName": "id", "allNodes": "bool", "nodeSelector": _NODE_SELECTOR,
+    "name": "id", "nodeName": "id", "allNodes": "truthy", "nodeSelector": _NODE_SELECTOR,
     "attributes": M("qname", {"int": "rawint", "bool": "bool", "string": "attr", "version": "version"}),
-    "capacity": M("qname", {"value": "qty"}), "allowMultipleAllocations": "bool",
+    "capacity": M("qname", {"value": "qty"}), "allowMultipleAllocations": "truthy",
     "consumesCounters": L({"counterSet": "id", "counters": _COUNTERS}),
 }
 RESOURCE_SLICE = {**HEAD, "metadata": META, "spec": {
     "driver": "domain", "pool": {"name": "id", "generation": "int", "resourceSliceCount": "int"}, "nodeName": "id",
-    "allNodes": "bool", "nodeSelector": _NODE_SELECTOR, "devices": L(_DEVICE),
+    "allNodes": "truthy", "nodeSelector": _NODE_SELECTOR, "devices": L(_DEVICE),
     "sharedCounters": L({"name": "id", "counters": _COUNTERS}),
 }}
 _EXACTLY = {"deviceClassName": "id", "selectors": _CEL, "allocationMode": frozenset({"ExactCount", "All"}), "count": "rawint",
-            "adminAccess": "bool", "capacity": {"requests": _DRA_RES}, "tolerations": L(TOLERATION)}
+            "adminAccess": "truthy", "capacity": {"requests": _DRA_RES}, "tolerations": L(TOLERATION)}
 CLAIM_SPEC = {"devices": {
     "requests": L({"name": "id", "exactly": _EXACTLY, "firstAvailable": L(dict(_EXACTLY, name="id"))}),
     "constraints": L({"requests": L("id"), "matchAttribute": "qname"}),
@@ -467,7 +468,7 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
         return hash_id(as_str(v)) if isinstance(v, (bool, int, float)) else _refused(v, hash_id)
     if kind == "id":
         return hash_id(as_str(v)) if isinstance(v, (str, bool, int, float)) else _refused(v, hash_id)
-    if kind == "name":  # metadata.name: meta() takes only a string
+    if kind == "name":  # metadata.name, podGroupName: read only when a string (meta(), convert.py)
         return hash_id(v) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "lkey":
         return lkey(as_str(v))
@@ -476,7 +477,9 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
     if kind == "pc":
         return pc(v) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "scheduler":
-        return v if v == "default-scheduler" else hash_id(v) if isinstance(v, str) else DROP
+        if isinstance(v, (str, bool, int, float)):
+            return v if v == DEFAULT_SCHEDULER else hash_id(as_str(v))
+        return _refused(v, hash_id)
     if kind == "ip":
         return v if v in ("", "0.0.0.0", "::") else hash_id(v) if isinstance(v, str) else DROP
     if kind == "resname":
@@ -494,12 +497,14 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
         if isinstance(v, int) and not isinstance(v, bool):
             return v
         return v if isinstance(v, str) and _INTSTR.match(v) else DROP
-    if kind == "bool":
-        return v if isinstance(v, bool) else DROP
+    if kind == "bool":  # read as it is (controller is True, a bool attribute)
+        return v if isinstance(v, bool) else _refused(v, hash_id)
+    if kind == "truthy":  # read with bool() (unschedulable, allNodes, adminAccess, ...)
+        return bool(v)
     if kind in ("domain", "attr"):
         # A DRA driver / API group, or a device's string attribute (selectors compare it with
         # driver names and string literals): the domain rule, as CEL literals.
-        return _domain(v, hash_id) if isinstance(v, str) else DROP
+        return _domain(v, hash_id) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "version":
         return _version(v, hash_id) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "cel":

@@ -370,10 +370,13 @@ def _leaf_paths(o: Any, pre: tuple = ()) -> Any:
 
 
 # A sample of the scenarios (the whole set, 114 x every leaf x 6 values = 29,616 variants, took
-# 3 minutes and gave 0 differences): one per family of fields that once differed.
+# 3 minutes and gave 0 differences): one per family of fields that once differed. Not
+# dra-consumable-capacity-preemption: with its device's allowMultipleAllocations unset, two claims
+# hold one unshareable device (a state the API never stores), and the engine's victims then depend
+# on PYTHONHASHSEED (1 or 2 victims over seeds 1-6), with or without redaction.
 SWEPT = ("wap-reprieve-topology-spread", "dra-template-claim-preemption", "rwop-preempt-single-pod",
-         "dra-partitionable-devices-preemption", "dra-consumable-capacity-preemption",
-         "pod-nominated-other-scheduler-ignored", "wap-single-mode-members-preempted-individually")
+         "dra-partitionable-devices-preemption", "pod-nominated-other-scheduler-ignored",
+         "wap-single-mode-members-preempted-individually")
 
 
 @pytest.mark.parametrize("scenario", SWEPT)

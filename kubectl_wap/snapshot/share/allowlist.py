@@ -13,6 +13,14 @@ One schema serves both uses (issue 19):
 A schema is a dict (only these fields, each by its schema), ``L(s)`` (a list of s), ``M(k, s)``
 (a map whose keys are leaves of kind k, values by s), a leaf-kind string, or a frozenset (an enum:
 kept when the value is one of them).
+
+A leaf kind says how the loader reads the value, so that redaction hands the loader what it would
+have read (issue 31: redaction never changes the analysis): "id" (a name read with as_str), "name"
+(read only when a string), "lkey"/"lval" (labels, with their validity kept), "pc", "scheduler",
+"resname" (resource names), "qname" (DRA attribute names), "domain"/"attr" (the domain rule),
+"version", "cel", "qty" (parse_quantity), "int" (fields.whole_number), "rawint" and "bool" (read
+as they are), "truthy" (read with bool()), "intstr", "time" (fields.parse_time), "ip". A value the
+loader refuses stays one it refuses (_refused).
 """
 
 from __future__ import annotations
@@ -318,7 +326,6 @@ def keep(_kind: Any, v: Any) -> Any:
 
 
 _INTSTR = re.compile(r"^\d{1,10}%?$")
-_NUMBER = (int, float)
 
 # Domains kept as they are wherever a domain is (DRA drivers, the domain of a qualified resource or
 # attribute name, string attribute values and CEL literals shaped like one): Kubernetes' own and

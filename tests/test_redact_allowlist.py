@@ -33,8 +33,10 @@ def _seed(schema: Any) -> Any:
     if isinstance(schema, L):
         return [_seed(schema.item), _seed(schema.item)]
     if isinstance(schema, M):
-        key = "nvidia.com/gpu" if schema.key == "resname" else _leak()
+        key = "nvidia.com/gpu" if schema.key == "resname" else _seed(schema.key) if schema.key == "qname" else _leak()
         return {key: _seed(schema.value)}
+    if schema == "qname":  # a DRA attribute name: its domain is the cluster's, the name a CEL identifier
+        return f"{_leak()}/model"
     if schema == "cel":  # a CEL expression: the strings it can carry are its literals
         return f'device.attributes["d"].x == "{_leak()}"'
     return _leak()  # every leaf: enum, id, quantity, time, int... all given a string

@@ -86,7 +86,7 @@ def snapshot(
 
                 header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, conn.overrides())
         if redact:
-            from ..snapshot.share.redact import redactor_for
+            from ..snapshot.share.redact import redact_header, redactor_for
 
             key = None
             if redact_key_file:
@@ -109,9 +109,8 @@ def snapshot(
 
                 write_private_text(redact_map, json.dumps(_pending_name_map(items, r.h), indent=2) + "\n")
             items = [r.item(o) if isinstance(o, dict) else o for o in items]
-            header["redacted"] = True
-            # The version stays (behaviour depends on it); the endpoint does not.
-            header["server"] = dict(header.get("server") or {}, url="redacted")
+            # No input path, endpoint or vendor version suffix (the minor version stays: behaviour depends on it)
+            header = redact_header(header, from_file=bool(from_snapshot or demo))
         if output_file:
             write_snapshot(output_file, header, items)
         else:

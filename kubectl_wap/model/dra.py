@@ -11,9 +11,10 @@ environment sees them (``device.attributes["<domain>"].<name>``). Quantities sta
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from .terms import NodeSelectorTerm
 
@@ -167,3 +168,65 @@ class DraObjects:
     slices: list[ResourceSlice] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)
     templates: list[ResourceClaimTemplate] = field(default_factory=list)
+
+
+# ---- the text of selectors and version attributes, read alike by the CEL subset
+# (framework/plugins/dracel.py) and by redaction (snapshot/share/allowlist.py): what one compares,
+# the other must hash or keep exactly the same way.
+
+# A version attribute / semver() argument as the CEL subset reads it: major.minor.patch, the rest
+# (pre-release, build) not compared (dracel.Semver).
+SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$", re.S)
+
+# CEL string literals (cel-spec langdef.md, Lexical structure): r/R for raw (no escapes), then
+# '...' or "..." on one line, or '''...''' / """...""" over lines. A b/B before them makes a bytes
+# literal (not in the CEL subset; redaction still hashes its text).
+CEL_STRING = (r"""(?:[rR](?:'{3}[\s\S]*?'{3}|"{3}[\s\S]*?"{3}|'[^'\n]*'|"[^"\n]*")"""
+              r"""|'{3}(?:\\[\s\S]|[^\\])*?'{3}|"{3}(?:\\[\s\S]|[^\\])*?"{3}|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""")
+_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+                   "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
+_ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"`?])|[xX]([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-3][0-7]{2})|([\s\S]?))")
+
+
+def cel_string_value(token: str) -> str:
+    """The value of one CEL string (or bytes) literal token, as cel-go's parser unescapes it
+    (parser/unescape.go): \\a \\b \\f \\n \\r \\t \\v \\\\ \\' \\" \\` \\?, \\xHH, \\uHHHH,
+    \\UHHHHHHHH and \\ooo; none in a raw string. ValueError for any other escape (cel-go: a syntax
+    error)."""
+    i = 0
+    while i < len(token) and token[i] in "bBrR":
+        i += 1
+    prefix, rest = token[:i], token[i:]
+    q = rest[:3] if rest[:3] in ("'''", '"""') else rest[:1]
+    body = rest[len(q):len(rest) - len(q)]
+    if "r" in prefix.lower() or "\\" not in body:
+        return body
+
+    def one(m: re.Match) -> str:
+        simple, x, u, big_u, octal, bad = m.groups()
+        if simple:
+            return _SIMPLE_ESCAPES[simple]
+        if bad is not None:
+            raise ValueError(f"invalid escape sequence \\{bad}")
+        code = int(octal, 8) if octal is not None else int(x or u or big_u, 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            raise ValueError("invalid unicode code point in escape sequence")
+        return chr(code)
+
+    return _ESCAPE.sub(one, body)
+
+
+# What redaction walks over in an expression: literals, words (identifiers and numbers: the letters
+# of `attr"x"` are a word, not a prefix), and an opening quote that never closes.
+_CEL_PIECE = re.compile(r"(?P<lit>[bB]?" + CEL_STRING + r")|(?P<word>[A-Za-z0-9_]+)|(?P<open>[bB]?[rR]?(?:'{3}|\"{3}|'|\"))|[\s\S]")
+
+
+def cel_literals(src: str) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, closed) of each string or bytes literal of `src`, left to right; a quote that
+    never closes opens a literal running to the end (closed False)."""
+    for m in _CEL_PIECE.finditer(src):
+        if m.lastgroup == "lit":
+            yield m.start(), m.end(), True
+        elif m.lastgroup == "open":
+            yield m.start(), len(src), False
+            return

@@ -8,7 +8,7 @@ name inside a domain is a runtime error ("no such key").
 
 We evaluate this subset, which covers the selectors drivers and users write in practice:
 
-* literals: strings ("..." or '...'), integers, true/false, lists ``[a, b]``;
+* literals: strings ("...", '...', raw r"...", triple-quoted, with CEL's escapes), integers, true/false, lists ``[a, b]``;
 * ``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes["domain"].name``,
   ``device.capacity["domain"].name`` (also ``["name"]`` for the last step);
 * ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` on ints, strings and bools; ``in`` on lists and maps;
@@ -32,6 +32,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
+from ...model.dra import CEL_STRING, SEMVER, cel_string_value
 from ...quantity import QuantityError, parse_quantity
 
 
@@ -53,18 +54,15 @@ class Semver:
     parts: tuple[int, int, int]
 
 
-_SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$")
-
-
 def semver(text: str) -> Semver:
-    m = _SEMVER.match(text)
+    m = SEMVER.match(text)
     if not m:
         raise CelRuntimeError(f"could not parse {text!r} as semver")
     return Semver((int(m.group(1)), int(m.group(2)), int(m.group(3))))
 
 
 _TOKEN = re.compile(r"""\s*(?:
-    (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+    (?P<str>""" + CEL_STRING + r""")
   | (?P<num>\d+)
   | (?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\].,])
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
@@ -214,10 +212,11 @@ class _Parser:
 
 
 def _unquote(text: str) -> str:
-    body = text[1:-1]
-    if "\\" in body:
-        body = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
-    return body
+    # cel-go's unescaping (model/dra.py: redaction hashes the same values the selector compares)
+    try:
+        return cel_string_value(text)
+    except ValueError as e:
+        raise CelUnsupported(str(e)) from None
 
 
 @lru_cache(maxsize=1024)

@@ -14,36 +14,21 @@ Selectors are compiled once (cached by the frozen model object) into `Selector` 
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Iterable, Mapping
 
 from ...model import Affinity, LabelSelector, Node, NodeSelectorTerm, Pod, PodAffinityTerm, Requirement, Taint, Toleration
+from ...model.terms import parse_int64, valid_label_key, valid_label_value
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 _LABEL_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
 _NODE_OPS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT})
-
-_INT64_RE = re.compile(r"^[+-]?[0-9]+$")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 _EMPTY: Mapping[str, str] = {}
 
 
 class SelectorError(ValueError):
     """A selector upstream would fail to parse (LabelSelectorAsSelector / NewRequirement error)."""
-
-
-def parse_int64(s: str) -> int | None:
-    """strconv.ParseInt(s, 10, 64): optional sign and decimal digits only, within int64."""
-    # More than a sign and 19 digits is out of int64 anyway; int() of a 5000-digit label value
-    # would raise ValueError (Python's int_max_str_digits) instead of "does not parse".
-    if len(s) > 20 or not _INT64_RE.match(s):
-        return None
-    v = int(s)
-    if v < _INT64_MIN or v > _INT64_MAX:
-        return None
-    return v
 
 
 class Selector:
@@ -106,29 +91,6 @@ class Selector:
 
 NOTHING = Selector(nothing=True)
 EVERYTHING = Selector(())
-
-
-_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def valid_label_key(key: str) -> bool:
-    """validation.IsQualifiedName: [prefix/]name, name <= 63 chars, prefix a DNS-1123 subdomain."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            return False
-    else:
-        return False
-    return 0 < len(name) <= 63 and bool(_NAME_RE.match(name))
-
-
-def valid_label_value(value: str) -> bool:
-    """validation.IsValidLabelValue: empty, or <= 63 chars of [-A-Za-z0-9_.] starting/ending alnum."""
-    return value == "" or (len(value) <= 63 and bool(_NAME_RE.match(value)))
 
 
 def _compile_requirement(r: Requirement, ops: frozenset) -> tuple:

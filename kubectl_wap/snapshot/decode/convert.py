@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from datetime import datetime
 from fractions import Fraction
 from typing import Any, Iterable, Iterator
 
@@ -60,6 +59,7 @@ from .fields import (
     label_map,
     meta,
     node_term,
+    parse_time,
     requirement,
     short_repr,
 )
@@ -96,22 +96,6 @@ def _pod_labels(v: Any) -> dict[str, str]:
                 _LABELS_CACHE.clear()
             _LABELS_CACHE[key] = hit
     return hit
-
-
-_fromisoformat = datetime.fromisoformat
-
-
-def parse_time(v: Any) -> float | None:
-    if not v or not isinstance(v, str):
-        return None
-    try:
-        return _fromisoformat(v).timestamp()  # 3.11 reads the API's trailing "Z" itself
-    except ValueError:
-        pass
-    try:
-        return _fromisoformat(v.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}

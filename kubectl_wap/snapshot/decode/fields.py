@@ -7,6 +7,7 @@ convert.py, which registers those converters and so imports them."""
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from typing import Any
 
 from ...errors import UserError
@@ -57,25 +58,55 @@ INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
 
 
+def whole_number(v: Any) -> int | None:
+    """The integer in `v` as an integer field is read (as_int, bounds aside), or None when it holds
+    none: a JSON/YAML integer, a float that is whole (1000.0), or a string Python's int() reads
+    (" 3"). The one reading both the loader and the allow-list (snapshot/share/allowlist.py) use, so
+    a value one keeps the other reads alike."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        return None
+    if isinstance(v, float) and v.is_integer() is False:  # 1.9, inf, nan
+        return None
+    if isinstance(v, str) and len(v) > 40:  # int() of a 5000-digit string is slow and then refused
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
+        return None
+
+
 def as_int(v: Any, what: str, default: int | None = None, bounds: tuple[int, int] = INT64) -> int | None:
     """An integer field as the API server would accept it: a whole number (1.9 is refused, not
     truncated), within the field's Go type (int64 unless `bounds` says int32 or narrower)."""
     if v is None:
         return default
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+    i = whole_number(v)
+    if i is None:
+        if isinstance(v, str) and len(v) > 40:
+            raise ObjectError(f"{what}: integer out of range: {short_repr(v)}")
         raise ObjectError(f"{what}: expected an integer, got {short_repr(v)}")
-    if isinstance(v, float) and v.is_integer() is False:
-        raise ObjectError(f"{what}: expected an integer, got {short_repr(v)}")
-    if isinstance(v, str) and len(v) > 40:  # int() of a 5000-digit string is slow and then refused
-        raise ObjectError(f"{what}: integer out of range: {short_repr(v)}")
-    try:
-        i = int(v)
-    except (TypeError, ValueError, OverflowError):  # "abc", "1e3", 1.5e400 (inf), nan
-        raise ObjectError(f"{what}: expected an integer, got {short_repr(v)}") from None
     lo, hi = bounds
     if not lo <= i <= hi:
         raise ObjectError(f"{what}: integer out of range [{lo}, {hi}]: {short_repr(v)}")
     return i
+
+
+_fromisoformat = datetime.fromisoformat
+
+
+def parse_time(v: Any) -> float | None:
+    """A timestamp (metav1.Time's RFC 3339, or any ISO 8601 form Python reads) as epoch seconds, or
+    None: how the loader reads creation, start and deletion times, and what the allow-list keeps."""
+    if not v or not isinstance(v, str):
+        return None
+    try:
+        return _fromisoformat(v).timestamp()  # 3.11 reads the API's trailing "Z" itself
+    except ValueError:
+        pass
+    try:
+        return _fromisoformat(v.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def requirement(v: Any) -> Requirement:

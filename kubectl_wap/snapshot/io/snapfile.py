@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import UserError
 from .files import DEMO_MISSING, DEMO_PATH, load_items, snapshot_path, stream_file
+from ..share.redact import OWN_FILE_WARNING
 from ..share.strip import strip_object
 
 
@@ -32,7 +33,7 @@ def saved_items(path: str | None, demo: bool) -> tuple[dict[str, Any], list[dict
             refused[str(o.get("kind"))] += 1
     warnings = list(h.warnings)
     if refused:
-        warnings.append("left out (never kept in a snapshot): " + ", ".join(f"{n} {k}" for k, n in sorted(refused.items())))
+        warnings.append(OWN_FILE_WARNING + ", ".join(f"{n} {k}" for k, n in sorted(refused.items())))
     header = {
         "source": "demo" if demo else str(p), "capturedAt": h.captured_at,
         "server": {"url": h.server_url, "version": h.server_version},

@@ -13,6 +13,14 @@ One schema serves both uses (issue 19):
 A schema is a dict (only these fields, each by its schema), ``L(s)`` (a list of s), ``M(k, s)``
 (a map whose keys are leaves of kind k, values by s), a leaf-kind string, or a frozenset (an enum:
 kept when the value is one of them).
+
+A leaf kind says how the loader reads the value, so that redaction hands the loader what it would
+have read (issue 31: redaction never changes the analysis): "id" (a name read with as_str), "name"
+(read only when a string), "lkey"/"lval" (labels, with their validity kept), "pc", "scheduler",
+"resname" (resource names), "qname" (DRA attribute names), "domain"/"attr" (the domain rule),
+"version", "cel", "qty" (parse_quantity), "int" (fields.whole_number), "rawint" and "bool" (read
+as they are), "truthy" (read with bool()), "intstr", "time" (fields.parse_time), "ip". A value the
+loader refuses stays one it refuses (_refused).
 """
 
 from __future__ import annotations
@@ -20,6 +28,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from ...model import DEFAULT_SCHEDULER
+from ...model.dra import SEMVER, cel_literals, cel_string_value
+from ...quantity import QuantityError, parse_quantity
+from ..decode.fields import as_str, parse_time, whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +86,7 @@ AFFINITY = {
     "podAntiAffinity": POD_AFFINITY,
 }
 TOLERATION = {"key": "lkey", "operator": frozenset({"Exists", "Equal"}), "value": "lval", "effect": EFFECTS,
-              "tolerationSeconds": "int"}
+              "tolerationSeconds": "rawint"}
 TAINT = {"key": "lkey", "value": "lval", "effect": EFFECTS}
 SPREAD = {
     "maxSkew": "int", "topologyKey": "lkey", "whenUnsatisfiable": frozenset({"DoNotSchedule", "ScheduleAnyway"}),
@@ -87,7 +100,7 @@ CONTAINER = {
     "ports": L({"containerPort": "int", "hostPort": "int", "hostIP": "ip", "protocol": frozenset({"TCP", "UDP", "SCTP"})}),
 }
 CONTAINER_STATUS = {"name": "id", "allocatedResources": RES, "resources": {"requests": RES}}
-META = {"name": "id", "namespace": "id", "uid": "id", "labels": LABELS, "creationTimestamp": "time",
+META = {"name": "name", "namespace": "id", "uid": "id", "labels": LABELS, "creationTimestamp": "time",
         "deletionTimestamp": "time"}
 HEAD = {"apiVersion": API_VERSIONS, "kind": KINDS}
 
@@ -101,8 +114,8 @@ POD = {
         "overhead": RES, "resources": {"requests": RES, "claims": CLAIMS}, "nodeName": "id", "nodeSelector": LABELS,
         "affinity": AFFINITY, "tolerations": L(TOLERATION), "topologySpreadConstraints": L(SPREAD), "priority": "int",
         "priorityClassName": "pc", "preemptionPolicy": PREEMPTION_POLICY, "schedulerName": "scheduler",
-        "schedulingGroup": {"podGroupName": "id"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
-        "containers": L(CONTAINER), "initContainers": L(CONTAINER), "terminationGracePeriodSeconds": "int",
+        "schedulingGroup": {"podGroupName": "name"}, "schedulingGates": L({"name": "id"}), "hostNetwork": "bool",
+        "containers": L(CONTAINER), "initContainers": L(CONTAINER), "terminationGracePeriodSeconds": "rawint",
         "volumes": L({"name": "id", "persistentVolumeClaim": {"claimName": "id"}, "ephemeral": {}}),  # storage.PodVolume
         "resourceClaims": L({"name": "id", "resourceClaimName": "id", "resourceClaimTemplateName": "id"}),
     },
@@ -119,7 +132,7 @@ POD = {
 NODE = {
     **HEAD,
     "metadata": META,
-    "spec": {"taints": L(TAINT), "unschedulable": "bool"},
+    "spec": {"taints": L(TAINT), "unschedulable": "truthy"},
     "status": {"allocatable": RES, "capacity": RES, "images": L({"names": L("id"), "sizeBytes": "int"})},
 }
 _GROUP_SPEC = {
@@ -144,40 +157,43 @@ PDB = {
              "unhealthyPodEvictionPolicy": frozenset({"IfHealthyBudget", "AlwaysAllow"})},
     "status": {"disruptionsAllowed": "int", "disruptedPods": M("id", "time")},
 }
-PRIORITY_CLASS = {**HEAD, "metadata": dict(META, name="pc"), "value": "int", "globalDefault": "bool",
+PRIORITY_CLASS = {**HEAD, "metadata": dict(META, name="pc"), "value": "int", "globalDefault": "truthy",
                   "preemptionPolicy": PREEMPTION_POLICY}
 NAMESPACE = {**HEAD, "metadata": META, "status": {"phase": frozenset({"Active", "Terminating"})}}
 OTHER = {**HEAD, "metadata": META}
 
-# DRA (resource.k8s.io/v1, issue 15). Driver names, attribute and capacity names are kept like
-# resource names; pools (usually node names), devices, classes and claims are hashed through the one
-# mapping, so allocation results still name the devices of the slices. String attribute values and
-# the string literals of CEL expressions are hashed through that mapping too, so `==`, `!=` and `in`
-# still match; map keys in CEL (device.attributes["driver"]) and attribute names are kept.
+# DRA (resource.k8s.io/v1, issue 15). Driver names and the domains of attribute and capacity names
+# go through the domain rule (kept when well-known, else hashed: _domain), the names after the slash
+# are kept (selectors spell them as CEL identifiers: .model); pools (usually node names), devices,
+# classes and claims are hashed through the one mapping, so allocation results still name the
+# devices of the slices. String attribute values and the string literals of CEL expressions go
+# through the domain rule too, so `==`, `!=` and `in` still match (_cel); version attributes keep
+# the major.minor.patch a semver() comparison reads (_version).
 _NODE_SELECTOR = {"nodeSelectorTerms": L(NODE_TERM)}
 _CEL = L({"cel": {"expression": "cel"}})
 _COUNTERS = M("resname", {"value": "qty"})
-DEVICE_CLASS = {**HEAD, "metadata": META, "spec": {"selectors": _CEL, "extendedResourceName": "domain"}}
+_DRA_RES = M("qname", "qty")  # capacity names of devices, in claims as in slices
+DEVICE_CLASS = {**HEAD, "metadata": META, "spec": {"selectors": _CEL, "extendedResourceName": "resname"}}
 _DEVICE = {
-    "name": "id", "nodeName": "id", "allNodes": "bool", "nodeSelector": _NODE_SELECTOR,
-    "attributes": M("resname", {"int": "int", "bool": "bool", "string": "attr", "version": "qty"}),
-    "capacity": M("resname", {"value": "qty"}), "allowMultipleAllocations": "bool",
+    "name": "id", "nodeName": "id", "allNodes": "truthy", "nodeSelector": _NODE_SELECTOR,
+    "attributes": M("qname", {"int": "rawint", "bool": "bool", "string": "attr", "version": "version"}),
+    "capacity": M("qname", {"value": "qty"}), "allowMultipleAllocations": "truthy",
     "consumesCounters": L({"counterSet": "id", "counters": _COUNTERS}),
 }
 RESOURCE_SLICE = {**HEAD, "metadata": META, "spec": {
     "driver": "domain", "pool": {"name": "id", "generation": "int", "resourceSliceCount": "int"}, "nodeName": "id",
-    "allNodes": "bool", "nodeSelector": _NODE_SELECTOR, "devices": L(_DEVICE),
+    "allNodes": "truthy", "nodeSelector": _NODE_SELECTOR, "devices": L(_DEVICE),
     "sharedCounters": L({"name": "id", "counters": _COUNTERS}),
 }}
-_EXACTLY = {"deviceClassName": "id", "selectors": _CEL, "allocationMode": frozenset({"ExactCount", "All"}), "count": "int",
-            "adminAccess": "bool", "capacity": {"requests": RES}, "tolerations": L(TOLERATION)}
+_EXACTLY = {"deviceClassName": "id", "selectors": _CEL, "allocationMode": frozenset({"ExactCount", "All"}), "count": "rawint",
+            "adminAccess": "truthy", "capacity": {"requests": _DRA_RES}, "tolerations": L(TOLERATION)}
 CLAIM_SPEC = {"devices": {
     "requests": L({"name": "id", "exactly": _EXACTLY, "firstAvailable": L(dict(_EXACTLY, name="id"))}),
-    "constraints": L({"requests": L("id"), "matchAttribute": "domain"}),
+    "constraints": L({"requests": L("id"), "matchAttribute": "qname"}),
 }}
 RESOURCE_CLAIM = {**HEAD, "metadata": META, "spec": CLAIM_SPEC, "status": {
     "allocation": {"devices": {"results": L({"request": "id", "driver": "domain", "pool": "id", "device": "id",
-                                             "consumedCapacity": RES, "shareID": "id"})},
+                                             "consumedCapacity": _DRA_RES, "shareID": "id"})},
                    "nodeSelector": _NODE_SELECTOR},
     "reservedFor": L({"apiGroup": "domain", "resource": frozenset({"pods", "podgroups"}), "name": "id", "uid": "id"}),
 }}
@@ -261,17 +277,20 @@ def project(schema: Any, v: Any, leaf: Leaf, memo: dict | None = None) -> Any:
                 if r is not DROP:
                     out[k] = r
         return out
+    # A null inside a list or map is kept: the loader reads it (a request of null is refused, a
+    # label of null reads as "", a null toleration as an empty one), so dropping it would change
+    # what the loader sees.
     if isinstance(schema, L):
         if not isinstance(v, list):
             return DROP
-        return [r for r in (project(schema.item, x, leaf, memo) for x in v) if r is not DROP]
+        return [r for r in (None if x is None else project(schema.item, x, leaf, memo) for x in v) if r is not DROP]
     if isinstance(schema, M):
         if not isinstance(v, dict):
             return DROP
         out = {}
         for k, x in v.items():
             kk = leaf(schema.key, k)
-            r = project(schema.value, x, leaf, memo)
+            r = None if x is None else project(schema.value, x, leaf, memo)
             if kk is not DROP and r is not DROP:
                 out[kk] = r
         return out
@@ -306,65 +325,199 @@ def keep(_kind: Any, v: Any) -> Any:
     return v
 
 
-_QTY = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+|[kMGTPE]i?|[munk])?$")
-_TIME = re.compile(r"^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$")
 _INTSTR = re.compile(r"^\d{1,10}%?$")
-_NUMBER = (int, float)
-_DOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+(/[-A-Za-z0-9_.]+)?$")
-_VERSION = re.compile(r"^v?\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$")
-# A double-quoted CEL string literal (group 2), or a map subscript ["key"] (group 1, kept whole).
-_CEL_STRING = re.compile(r'(\[\s*"(?:[^"\\]|\\.)*"\s*\])|"((?:[^"\\]|\\.)*)"')
+
+# Domains kept as they are wherever a domain is (DRA drivers, the domain of a qualified resource or
+# attribute name, string attribute values and CEL literals shaped like one): Kubernetes' own and
+# the public device-plugin vendors'. They name hardware, not the cluster's owner; anything else
+# (acme.com, gpu.corp.internal, an IP, a serial number) is hashed through the one mapping.
+WELL_KNOWN_DOMAINS = ("kubernetes.io", "k8s.io", "nvidia.com", "amd.com", "intel.com", "xilinx.com", "habana.ai",
+                      "google.com", "amazon.com", "amazonaws.com")
+# A well-known prefix whose name part is a cluster's own: the implicit extended resource of a
+# DeviceClass (DRAExtendedResource) names the class, which is hashed like every object name.
+_NAMED_BY_CLUSTER = ("deviceclass.resource.kubernetes.io",)
 
 
-def _domain_or_hash(v: str, hash_id: Callable[[str], str]) -> str:
-    """Kept: DNS-domain shaped strings (driver names), quantities and versions (the arguments of
-    CEL's quantity() and semver(), identifying nothing); everything else hashed."""
-    return v if _DOMAIN.match(v) or _QTY.match(v) or _VERSION.match(v) else hash_id(v)
+# Resource names without a domain (v1 ResourceName constants, helper.IsStandardResourceName):
+# kept; the code reads them by name.
+_STANDARD = frozenset({"cpu", "memory", "ephemeral-storage", "storage", "pods", "services", "configmaps", "secrets",
+                       "persistentvolumeclaims", "replicationcontrollers", "resourcequotas"})
+_STANDARD_PREFIXES = ("hugepages-", "attachable-volumes-", "requests.", "limits.", "count/")
+
+
+def is_well_known_domain(v: str) -> bool:
+    return any(v == d or v.endswith("." + d) for d in WELL_KNOWN_DOMAINS)
+
+
+def _domain(v: str, hash_id: Callable[[str], str]) -> str:
+    """The domain rule: a well-known domain as it is, anything else hashed. One rule for drivers,
+    attribute values and CEL literals, so whatever a selector compares still compares equal."""
+    return v if not v or is_well_known_domain(v) else hash_id(v)
+
+
+def _resource_name(v: str, hash_id: Callable[[str], str]) -> str:
+    """A resource name (node allocatable, requests, quota, DeviceClass extendedResourceName: one
+    rule, so all agree): cpu, memory, hugepages-2Mi and names under a well-known domain
+    (nvidia.com/gpu) kept; under another domain both parts hashed (acme.com/fpga -> rXXX/rYYY:
+    still a qualified extended resource name)."""
+    prefix, sep, name = v.partition("/")
+    if not sep:  # the API server stores no other bare name (validateResourceName)
+        return v if v in _STANDARD or v.startswith(_STANDARD_PREFIXES) else hash_id(v)
+    if prefix in _NAMED_BY_CLUSTER:
+        return f"{prefix}/{hash_id(name)}"
+    if is_well_known_domain(prefix):
+        return v
+    return f"{hash_id(prefix)}/{hash_id(name)}"
+
+
+def _qualified_name(v: str, hash_id: Callable[[str], str]) -> str:
+    """A DRA attribute or capacity name: its domain by the domain rule, the name kept (a selector
+    spells it as a CEL identifier: device.attributes["<domain>"].<name>; bare names take the
+    driver's domain, which the loader prefixes after redaction as before)."""
+    prefix, sep, name = v.partition("/")
+    return f"{_domain(prefix, hash_id)}/{name}" if sep else v
+
+
+def _version(v: str, hash_id: Callable[[str], str]) -> str:
+    """A version attribute or semver() argument: the major.minor.patch the CEL subset compares
+    kept, a pre-release / build suffix hashed (it can name things: 1.2.3-acme.7); a string that is
+    no version goes through the domain rule, as it is then compared as a string."""
+    m = SEMVER.match(v)
+    if m is None:
+        return _domain(v, hash_id)
+    core, rest = v[:m.end(3)], v[m.end(3):]
+    return core + (rest[0] + hash_id(rest[1:]) if rest else "")
+
+
+def _is_quantity(v: Any) -> bool:
+    try:
+        parse_quantity(v)
+    except QuantityError:
+        return False
+    return True
+
+
+# Where a CEL literal stands decides what it is compared with (see _cel).
+_QTY_ARG = re.compile(r"\bquantity\s*\(\s*$")
+_SEMVER_ARG = re.compile(r"\bsemver\s*\(\s*$")
+_NAME_SUBSCRIPT = re.compile(r"\]\s*\[\s*$")  # device.attributes["<domain>"]["<name>"]
+_NAME_IN = re.compile(r"\s*in\s+device\s*\.\s*(?:attributes|capacity)\s*\[")  # "<name>" in device.attributes["<domain>"]
+_C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_BAD_ESCAPE = "\\z"  # not a CEL escape: keeps a literal that did not unescape a syntax error
+
+
+def _cel(expr: str, hash_id: Callable[[str], str]) -> str:
+    """A CEL expression with each string literal (single, double, raw, triple-quoted, bytes) taken
+    by its value (cel-go's unescaping, model/dra.py) and replaced by what the value it is compared
+    with becomes: a quantity() argument kept, a semver() argument by the version rule, an attribute
+    name (a second subscript, or before `in device.attributes[...]`) kept, anything else (driver
+    names, domains, attribute values) by the domain rule. A literal that does not unescape, or a
+    quote that never closes, is hashed and stays a syntax error."""
+    out, last = [], 0
+    for start, end, closed in cel_literals(expr):
+        token = expr[start:end]
+        out.append(expr[last:start])
+        last = end
+        i = 0
+        while i < len(token) and token[i] in "bBrR":
+            i += 1
+        prefix, rest = token[:i], token[i:]
+        q = rest[:3] if rest[:3] in ("'''", '"""') else rest[:1]
+        if not closed:
+            out.append(prefix + q + hash_id(rest[len(q):]))
+            continue
+        try:
+            value = cel_string_value(token)
+        except ValueError:
+            out.append(prefix + q + hash_id(rest[len(q):len(rest) - len(q)]) + _BAD_ESCAPE + q)
+            continue
+        before, after = expr[max(0, start - 64):start], expr[end:end + 64]
+        if _QTY_ARG.search(before):
+            new = value if _is_quantity(value) else hash_id(value)
+        elif _SEMVER_ARG.search(before):
+            new = _version(value, hash_id)
+        elif _NAME_SUBSCRIPT.search(before) or _NAME_IN.match(after):
+            new = value if _C_IDENT.match(value) else hash_id(value)
+        else:
+            new = _domain(value, hash_id)
+        out.append(token if new == value else prefix + q + new + q)
+    out.append(expr[last:])
+    return "".join(out)
+
+
+def _refused(v: Any, hash_id: Callable[[str], str]) -> Any:
+    """A value the loader refuses (or reads as unset) where a number, quantity or time belongs: one
+    it refuses or ignores alike, identifying nothing. A string is hashed (never a number, quantity
+    or time after that), a number or bool kept, a list or map emptied."""
+    if isinstance(v, str):
+        return hash_id(v) if v else v
+    if isinstance(v, (bool, int, float)):
+        return v
+    if isinstance(v, list):
+        return []
+    if isinstance(v, dict):
+        return {}
+    return DROP
 
 
 def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any], Any], lval: Callable[[Any], Any],
           pc: Callable[[Any], Any]) -> Any:
     """The --redact leaf: strings hashed unless they are enum values, resource names, quantities,
-    numbers or timestamps of the right shape; values of the wrong type are dropped."""
+    numbers or timestamps of the right shape; values of the wrong type are dropped. Numbers,
+    quantities and times are kept exactly when the loader reads them (fields.whole_number,
+    parse_quantity, fields.parse_time: one validator for both), so redaction never turns a value
+    the loader reads into a missing one."""
+    # Strings where the loader reads strings with as_str (a YAML 7 is "7", a list ""): a number or
+    # bool is hashed as its text (still no enum value), a list or map emptied.
     if isinstance(kind, frozenset):
-        if v in kind:
-            return v
-        return hash_id(v) if isinstance(v, str) and v else DROP
+        if isinstance(v, str):
+            return v if v in kind else hash_id(v)
+        return hash_id(as_str(v)) if isinstance(v, (bool, int, float)) else _refused(v, hash_id)
     if kind == "id":
-        return hash_id(v) if isinstance(v, str) else DROP
+        return hash_id(as_str(v)) if isinstance(v, (str, bool, int, float)) else _refused(v, hash_id)
+    if kind == "name":  # metadata.name, podGroupName: read only when a string (meta(), convert.py)
+        return hash_id(v) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "lkey":
-        return lkey(v) if isinstance(v, str) else DROP
+        return lkey(as_str(v))
     if kind == "lval":
-        return lval(v) if isinstance(v, str) else DROP
+        return lval(as_str(v))
     if kind == "pc":
-        return pc(v) if isinstance(v, str) else DROP
+        return pc(v) if isinstance(v, str) else _refused(v, hash_id)
     if kind == "scheduler":
-        return v if v == "default-scheduler" else hash_id(v) if isinstance(v, str) else DROP
+        if isinstance(v, (str, bool, int, float)):
+            return v if v == DEFAULT_SCHEDULER else hash_id(as_str(v))
+        return _refused(v, hash_id)
     if kind == "ip":
         return v if v in ("", "0.0.0.0", "::") else hash_id(v) if isinstance(v, str) else DROP
     if kind == "resname":
-        return v if isinstance(v, str) else DROP  # resource names (cpu, nvidia.com/gpu) are kept
+        return _resource_name(v, hash_id) if isinstance(v, str) else DROP
+    if kind == "qname":
+        return _qualified_name(v, hash_id) if isinstance(v, str) else DROP
     if kind == "qty":
-        if isinstance(v, _NUMBER) and not isinstance(v, bool):
-            return v
-        return v if isinstance(v, str) and _QTY.match(v) else DROP
-    if kind == "int":
-        return v if isinstance(v, int) and not isinstance(v, bool) else DROP
+        return v if _is_quantity(v) else _refused(v, hash_id)
+    if kind == "int":  # read by fields.as_int: " 3" and 1000.0 are 3 and 1000
+        i = whole_number(v)
+        return i if i is not None else _refused(v, hash_id)
+    if kind == "rawint":  # read as it is (an int, or nothing)
+        return v if isinstance(v, int) and not isinstance(v, bool) else _refused(v, hash_id)
     if kind == "intstr":
         if isinstance(v, int) and not isinstance(v, bool):
             return v
         return v if isinstance(v, str) and _INTSTR.match(v) else DROP
-    if kind == "bool":
-        return v if isinstance(v, bool) else DROP
+    if kind == "bool":  # read as it is (controller is True, a bool attribute)
+        return v if isinstance(v, bool) else _refused(v, hash_id)
+    if kind == "truthy":  # read with bool() (unschedulable, allNodes, adminAccess, ...)
+        return bool(v)
     if kind in ("domain", "attr"):
-        # A DRA driver / API group / qualified name is kept when it has that shape; a device's
-        # string attribute too (selectors compare it with driver names), else hashed, exactly as
-        # the string literals of CEL expressions are.
-        return _domain_or_hash(v, hash_id) if isinstance(v, str) else DROP
-    if kind == "cel":  # a CEL expression: its string literals as "attr", map keys (["driver"]) and names kept
-        return _CEL_STRING.sub(lambda m: m.group(0) if m.group(1) else f'"{_domain_or_hash(m.group(2), hash_id)}"', v) if isinstance(v, str) else DROP
+        # A DRA driver / API group, or a device's string attribute (selectors compare it with
+        # driver names and string literals): the domain rule, as CEL literals.
+        return _domain(v, hash_id) if isinstance(v, str) else _refused(v, hash_id)
+    if kind == "version":
+        return _version(v, hash_id) if isinstance(v, str) else _refused(v, hash_id)
+    if kind == "cel":
+        return _cel(v, hash_id) if isinstance(v, str) else DROP
     if kind == "time":
         if isinstance(v, int) and not isinstance(v, bool):
             return v
-        return v if isinstance(v, str) and _TIME.match(v) else DROP
+        return v if parse_time(v) is not None else _refused(v, hash_id)
     raise AssertionError(f"unknown leaf kind {kind!r}")

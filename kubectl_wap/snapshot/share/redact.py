@@ -12,23 +12,33 @@ name, a namespace's ``kubernetes.io/metadata.name`` label equals the namespace, 
 same labels, tolerations the same taints, images the node's image list.
 
 Hashed: object names, namespaces, uids, owner references, label values, label keys (except
-well-known ``*kubernetes.io/`` and ``*k8s.io/`` keys, which the scheduler and topology rely on),
-selectors (matchLabels, matchExpressions keys/values, topologyKey, matchLabelKeys,
-mismatchLabelKeys, namespaces), nodeSelector, node-affinity values (matchFields on metadata.name
-map through the same node-name hash), taint and toleration keys/values, priority class names
-(``system-*`` kept), PodGroup/CompositePodGroup names and references (podGroupName,
-parentCompositePodGroupName, workloadRef), PDB selectors and disruptedPods, container names and
-images, volume claim names, resource claim names, scheduling gates, non-default scheduler names;
-DRA pools, devices, device classes, claims and templates, string device attributes and the string
-literals of CEL selectors (both kept when they are DNS-domain shaped, like the driver names they are
-compared with, or quantities / versions, the arguments of quantity() and semver()).
+well-known ``*kubernetes.io/`` and ``*k8s.io/`` keys, which the scheduler and topology rely on; under
+``node-role.kubernetes.io/`` and the like the name is the cluster's and is hashed), selectors
+(matchLabels, matchExpressions keys/values, topologyKey, matchLabelKeys, mismatchLabelKeys,
+namespaces), nodeSelector, node-affinity values (matchFields on metadata.name map through the same
+node-name hash), taint and toleration keys/values, priority class names (``system-*`` kept),
+PodGroup/CompositePodGroup names and references (podGroupName, parentCompositePodGroupName,
+workloadRef), PDB selectors and disruptedPods, container names and images, volume claim names,
+resource claim names, scheduling gates, non-default scheduler names; extended resource names under a
+domain that is not well-known (acme.com/fpga: both parts); DRA pools, devices, device classes, claims
+and templates, drivers and attribute domains that are not well-known, string device attributes and
+the string literals of CEL selectors (allowlist.py: one domain rule for all of them, so what a
+selector compares still compares equal).
 
-Kept: kinds, API versions, resource names (``nvidia.com/gpu``) and quantities, DRA driver, attribute and
-capacity names, priorities,
-timestamps, operators, effects, phases, condition types/status/reason, port numbers, and label
-values / requirement values that are plain integers (node-affinity ``Gt``/``Lt`` compare them as
-numbers). With a random per-run key (the default) the hashes cannot be reversed by guessing names;
-pass the same ``key`` to make two snapshots comparable.
+Derived names are hashed from their parts (derived_names): a generic ephemeral volume's claim
+``<pod>-<volume>`` becomes ``h(pod)-h(volume)``, a claim generated from a template
+``h(pod)-h(claim)-h(suffix)``, so the loader's derivation still finds them.
+
+Integer label values (and the values of requirements) are replaced by rank forms that keep their
+order, sign and equality (number_forms): Gt/Lt and In decide as before, a 12-digit account id is gone.
+
+Kept: kinds, API versions, standard and well-known resource names (cpu, ``nvidia.com/gpu``) and
+quantities, DRA attribute and capacity names (CEL identifiers), the major.minor.patch of version
+attributes, priorities, timestamps, operators, effects, phases, condition types/status/reason, port
+numbers. Numbers, quantities and times are kept exactly when the loader reads them (one validator for
+both: allowlist.typed). With a random per-run key (the default) the hashes cannot be reversed by
+guessing names; pass the same ``key`` to make two snapshots comparable. docs/security.md lists each
+guarantee with the test that holds it.
 """
 
 from __future__ import annotations
@@ -37,15 +47,19 @@ import base64
 import hashlib
 import hmac
 import os
-from typing import Any
+from typing import Any, Callable
 
+from ...model.dra import SEMVER
+from ...model.terms import parse_int64, valid_label_key, valid_label_value
 from .allowlist import DROP, project, schema_for, typed
 from .strip import strip_object
 
 Obj = dict[str, Any]
 
 _WELL_KNOWN_SUFFIXES = ("kubernetes.io", "k8s.io")
-_KEEP_VALUES_OPS = ("Gt", "Lt")
+# Well-known prefixes under which the name is the cluster's own choice (node-role.kubernetes.io/
+# payments-team): the prefix kept, the name hashed. Nothing reads these keys by name.
+_OWN_NAME_PREFIXES = ("node-role.kubernetes.io", "node-restriction.kubernetes.io", "feature.node.kubernetes.io")
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
@@ -56,6 +70,14 @@ def is_well_known_key(key: str) -> bool:
     if not sep:
         return False
     return any(prefix == s or prefix.endswith("." + s) for s in _WELL_KNOWN_SUFFIXES)
+
+
+def _still_invalid(original: Any, hashed: Any, valid: Callable[[str], bool]) -> Any:
+    """`hashed`, made invalid again when `original` is no valid label key / value (a selector
+    naming it fails to parse, upstream and here: selectors.py): no key or value ends in "_"."""
+    if not isinstance(original, str) or hashed == original or valid(original):
+        return hashed
+    return hashed + "_"
 
 
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"  # ascending in code-point order
@@ -76,11 +98,17 @@ class Redactor:
     pending pods by name, units by uid), so without it a redacted snapshot can pick different,
     equally valid victims."""
 
-    def __init__(self, key: bytes | None = None, order: list[str] | None = None) -> None:
+    def __init__(self, key: bytes | None = None, order: list[str] | None = None,
+                 composites: dict[str, tuple[str, ...]] | None = None, numbers: dict[str, str] | None = None) -> None:
         self.key = key if key is not None else os.urandom(32)
         self._memo: dict[str, str] = {}
         self._stanzas: dict = {}  # projected stanzas replicas share (allowlist.project's memo)
         self.collect: set[str] | None = None
+        self.collect_numbers: set[str] | None = None
+        # Names upstream derives from others: the whole -> its parts (see derived_names)
+        self.composites = composites or {}
+        # Integer label values -> their rank form (see number_forms); None: hashed like names
+        self._numbers = numbers
         self._rank: dict[str, int] | None = None
         self._width = 0
         if order is not None:
@@ -92,6 +120,10 @@ class Redactor:
         """The keyed hash of one string (empty and non-strings are returned unchanged)."""
         if not isinstance(s, str) or not s:
             return s
+        parts = self.composites.get(s)
+        if parts is not None:  # <pod>-<volume>: redacted(pod)-redacted(volume)
+            hashed = [self.h(p) for p in parts]
+            return s if self.collect is not None else "-".join(hashed)
         if self.collect is not None:
             self.collect.add(s)
             return s
@@ -107,15 +139,24 @@ class Redactor:
         return out
 
     def value(self, v: Any) -> Any:
-        """A label / requirement value: integers stay (Gt/Lt), everything else is hashed."""
-        if isinstance(v, str) and v.lstrip("-").isdigit():
-            return v
-        return self.h(v)
+        """A label / requirement value. An integer (as a Gt/Lt requirement reads it: parse_int64) is
+        replaced by its rank form, which keeps every comparison and hides the number (a 12-digit
+        account id); everything else, and an integer that is also a name, is hashed."""
+        if isinstance(v, str) and parse_int64(v) is not None:
+            if self.collect_numbers is not None:
+                self.collect_numbers.add(v)
+                return v
+            if self._numbers is not None and v in self._numbers:
+                return self._numbers[v]
+        return _still_invalid(v, self.h(v), valid_label_value)
 
     def lkey(self, k: Any) -> Any:
-        if not isinstance(k, str) or is_well_known_key(k):
+        if not isinstance(k, str):
             return k
-        return self.h(k)
+        if is_well_known_key(k):
+            prefix, _, name = k.rpartition("/")
+            return _still_invalid(k, f"{prefix}/{self.h(name)}", valid_label_key) if prefix in _OWN_NAME_PREFIXES and name else k
+        return _still_invalid(k, self.h(k), valid_label_key)
 
     def priority_class(self, name: Any) -> Any:
         if isinstance(name, str) and name.startswith("system-"):
@@ -154,16 +195,106 @@ class Redactor:
         return out if out is not DROP else {}
 
 
+def derived_names(items: list[Any]) -> dict[str, tuple[str, ...]]:
+    """Names upstream derives from other names, each with its parts, so that the redacted name is
+    built from the redacted parts and the derivation still holds after redaction:
+
+    * a generic ephemeral volume's claim is `<pod>-<volume>` (component-helpers
+      storage/ephemeral.VolumeClaimName); the loader derives it the same way (model/storage.py);
+    * a claim generated from a ResourceClaimTemplate is `<pod>-<claim>-<random suffix>`
+      (resourceclaim controller: GenerateName pod.Name + "-" + podClaim.Name + "-"); the pod's
+      status.resourceClaimStatuses names it. A base cut short (over 57 characters) is hashed whole.
+
+    A name met with two different splits (pod `a-b` volume `c`, pod `a` volume `b-c`) keeps the
+    first: one string has one redacted form."""
+    out: dict[str, tuple[str, ...]] = {}
+
+    def listed(d: dict, key: str) -> list:
+        v = d.get(key)
+        return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+    for o in items:
+        if not isinstance(o, dict) or o.get("kind") != "Pod":
+            continue
+        md, spec, st = (o.get(k) if isinstance(o.get(k), dict) else {} for k in ("metadata", "spec", "status"))
+        pod = md.get("name")
+        if not isinstance(pod, str) or not pod:
+            continue
+        for v in listed(spec, "volumes"):
+            if "ephemeral" in v and isinstance(v.get("name"), str) and v["name"]:
+                out.setdefault(f"{pod}-{v['name']}", (pod, v["name"]))
+        templated = {c.get("name") for c in listed(spec, "resourceClaims") if c.get("resourceClaimTemplateName")}
+        for c in listed(st, "resourceClaimStatuses"):
+            name, claim = c.get("name"), c.get("resourceClaimName")
+            if isinstance(name, str) and name in templated and isinstance(claim, str) and claim.startswith(f"{pod}-{name}-"):
+                suffix = claim[len(pod) + len(name) + 2:]
+                if suffix:  # each part is shorter than the whole: expanding parts always ends
+                    out.setdefault(claim, (pod, name, suffix))
+    return out
+
+
+def number_forms(numbers: set[str], names: set[str]) -> dict[str, str]:
+    """Integer label values -> stand-ins with the same order, sign and equality: the i-th smallest
+    positive integer becomes i, the i-th negative counting from zero -i, zero 0; the strings that
+    read as one integer ("7", "07") get 0, 1, 2... leading zeros, and a sign stays where it was
+    (so a value the API would refuse as a label value, "-5", stays refused). `Gt`/`Lt` (which parse
+    both sides as integers) and `In` (which compares strings) decide as before, and the numbers
+    themselves (a 12-digit account id) are gone. An integer that is also a name somewhere (a node
+    called "123" and its hostname label) is left out: hashed like the name, that relation holds
+    (a Gt/Lt on it would not)."""
+    by_value: dict[int, list[str]] = {}
+    for s in numbers - names:
+        n = parse_int64(s)
+        if n is not None:
+            by_value.setdefault(n, []).append(s)
+    positives = sorted(n for n in by_value if n > 0)
+    negatives = sorted((n for n in by_value if n < 0), reverse=True)
+    rank = {n: i for i, n in enumerate(positives, 1)} | {n: i for i, n in enumerate(negatives, 1)} | {0: 0}
+    out: dict[str, str] = {}
+    for n, strings in by_value.items():
+        for zeros, s in enumerate(sorted(strings)):
+            sign = s[0] if s[0] in "+-" else ""
+            out[s] = sign + "0" * zeros + str(rank[n])
+    return out
+
+
 def redactor_for(items: list[dict], key: bytes | None = None, preserve_order: bool = True) -> Redactor:
     """The Redactor `redact_items` uses for `items` (its `h` maps original strings to redacted ones)."""
+    composites = derived_names(items)
     if not preserve_order:
-        return Redactor(key)
-    probe = Redactor(b"")
+        return Redactor(key, composites=composites)
+    probe = Redactor(b"", composites=composites)
     probe.collect = set()
+    probe.collect_numbers = set()
     for o in items:
         if isinstance(o, dict):
             probe.item(o)
-    return Redactor(key, sorted(probe.collect))
+    return Redactor(key, sorted(probe.collect), composites, number_forms(probe.collect_numbers, probe.collect))
+
+
+# The one warning a conversion of a file writes itself (snapfile.saved_items): refused kinds, counted.
+OWN_FILE_WARNING = "left out (never kept in a snapshot): "
+
+
+def redact_header(header: dict[str, Any], from_file: bool = False) -> dict[str, Any]:
+    """A snapshot header fit to share: the input's path (`source`) and the server's URL gone, the
+    server version cut to major.minor.patch (a vendor suffix, v1.37.1-acme.4, can name the owner;
+    what the analysis reads of it is the minor version). `from_file`: the warnings an input file's
+    header carried (free text anyone could have written) are left out, counted; the structured
+    lists (listed, notServed, forbidden) stay."""
+    out = dict(header, source="redacted", redacted=True)
+    if from_file:
+        warnings = [str(w) for w in header.get("warnings") or []]
+        own = [w for w in warnings if w.startswith(OWN_FILE_WARNING)]
+        dropped = len(warnings) - len(own)
+        out["warnings"] = own + ([f"{dropped} warning(s) of the input snapshot left out (--redact)"] if dropped else [])
+    server = dict(header.get("server") or {}, url="redacted")
+    version = server.get("version")
+    if isinstance(version, str):
+        m = SEMVER.match(version)
+        server["version"] = version[:m.end(3)] if m else "redacted"
+    out["server"] = server
+    return out
 
 
 def redact_items(items: list[dict], key: bytes | None = None, preserve_order: bool = True) -> list[dict]:

@@ -83,7 +83,8 @@ def pending(
 
             sys.stdout.write(render_pending_html(doc))
         else:
-            render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True))
+            render_pending(doc, _console(color), wide=fmt == "wide", no_headers=no_headers, err=_console(color, stderr=True),
+                           hint_all_namespaces=namespace is None and not all_namespaces)
 
     _guard(debug, run)
 

@@ -9,10 +9,13 @@ import select
 import struct
 import subprocess
 import termios
+from typing import Any
 
 
-def run_in_pty(argv: list[str], columns: int, rows: int = 50, env: dict | None = None, timeout: float = 60) -> tuple[int, str]:
-    """(exit code, output with \\r\\n turned into \\n). stdin, stdout and stderr are the terminal."""
+def run_in_pty(argv: list[str], columns: int, rows: int = 50, env: dict | None = None, timeout: float = 60,
+               stdout: Any = None) -> tuple[int, str]:
+    """(exit code, output with \\r\\n turned into \\n). stdin, stdout and stderr are the terminal;
+    `stdout` (a file) takes stdout away from it, so the terminal holds only stderr."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     e = dict(os.environ)
@@ -20,7 +23,7 @@ def run_in_pty(argv: list[str], columns: int, rows: int = 50, env: dict | None =
         e.pop(k, None)
     e["TERM"] = "xterm"
     e.update(env or {})
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=e, close_fds=True)
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave if stdout is None else stdout, stderr=slave, env=e, close_fds=True)
     os.close(slave)
     chunks = []
     while True:

@@ -57,7 +57,7 @@ INNER: dict[str, list[tuple[str, ...]]] = {
     ],
     "kubectl_wap.cli": [
         ("pipes", "profilepick", "options"),
-        ("flags", "completion", "kueuestage", "mcpserver", "metricsserve"),
+        ("flags", "completion", "kueuestage", "mcpserver", "metricsserve", "progress"),
         ("app",),
         ("inputs",),
         ("analysis",),

@@ -61,7 +61,7 @@ INNER: dict[str, list[tuple[str, ...]]] = {
         ("app",),
         ("inputs",),
         ("analysis",),
-        ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "whypreempted", "completion_cmd", "version"),
+        ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "whypreempted", "demo_cmd", "completion_cmd", "version"),
         ("metrics_cmd", "mcp_cmd"),
         ("__init__", "__main__"),
     ],

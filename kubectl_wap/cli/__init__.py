@@ -15,6 +15,7 @@ from . import pending  # noqa: F401
 from . import whypreempted  # noqa: F401
 from . import metrics_cmd  # noqa: F401
 from . import mcp_cmd  # noqa: F401
+from . import demo_cmd  # noqa: F401
 from . import completion_cmd  # noqa: F401
 from . import version  # noqa: F401
 from .app import app, main

@@ -14,7 +14,7 @@ from typing import Callable
 from ..report.escape import printable
 from .options import Hypothetical, Source, flag_names
 
-COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "completion", "version"]
+COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "demo", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 SHELLS = ["bash", "zsh", "fish", "powershell"]
 FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file"}
@@ -24,7 +24,8 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
                "--job-backoff-limit", "--storm-limit",  # simulate
                "--fail-if",  # whatif
-               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units"]  # metrics
+               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units",  # metrics
+               "--yes"]  # demo load
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default
@@ -112,7 +113,7 @@ _VALUES: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
-_BOOLEAN = {"--demo", "--autoscale", "--exit-code", "--no-headers", "--debug", "--redact", "--all-namespaces", "-A", "-h", "--help"}
+_BOOLEAN = {"--demo", "--yes", "--autoscale", "--exit-code", "--no-headers", "--debug", "--redact", "--all-namespaces", "-A", "-h", "--help"}
 
 
 def _positional(words: list[str]) -> list[str]:
@@ -143,6 +144,8 @@ def candidates(args: list[str]) -> tuple[list[str], str]:
         cands = FLAGS
     elif words[0] == "completion" and len(words) == 1:
         cands = SHELLS
+    elif words[0] == "demo" and len(words) == 1:
+        cands = ["load"]
     elif words[0] in ("whatif", "explain", "diff"):
         positional = _positional(words[1:])
         if not positional:

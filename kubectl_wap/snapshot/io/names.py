@@ -21,37 +21,57 @@ _ALIASES = {"podgroup": "podgroups", "pg": "podgroups", "compositepodgroup": "co
 
 
 def live_names(kind: str, namespace: str | None, kubeconfig: str | None, context: str | None,
-               pending_only: bool = False, timeout: float = COMPLETION_TIMEOUT) -> list[str]:
+               timeout: float = COMPLETION_TIMEOUT) -> list[str]:
     """Names of `kind` (a kubectl word: pod, podgroup, cpg, namespace...) in `namespace`, read from
-    the cluster of `kubeconfig`/`context`. Pods: `pending_only` keeps unscheduled ones (the pods a
-    what-if asks about), through the same field selector kubectl users type (`spec.nodeName=`)."""
+    the cluster of `kubeconfig`/`context`."""
     spec = _BY_WORD.get(_ALIASES.get(kind.lower(), kind.lower()))
-    if spec is None:
-        return []
+    items = _list(spec, namespace, kubeconfig, context, timeout) if spec is not None else []
+    return sorted({str((o.get("metadata") or {}).get("name")) for o in items if isinstance(o, dict)} - {"None"})
+
+
+def live_units(kind: str, namespace: str, kubeconfig: str | None, context: str | None, bound: bool,
+               timeout: float = COMPLETION_TIMEOUT) -> list[str]:
+    """Pods, or PodGroups through their member pods, that are pending (`bound` False: what whatif
+    and explain ask about) or bound to a node (`bound` True: the running units why-preempted asks
+    about). One list of pods (`spec.nodeName=` / `spec.nodeName!=`, as kubectl users type it), a
+    group being the `spec.schedulingGroup.podGroupName` its pods name. Silent on any failure."""
+    word = _ALIASES.get(kind.lower(), kind.lower())
+    if word not in ("pods", "podgroups"):
+        return live_names(kind, namespace, kubeconfig, context, timeout=timeout)
+    selector = ("fieldSelector", "spec.nodeName!=" if bound else "spec.nodeName=")
+    out = set()
+    for o in _list(_BY_WORD["pods"], namespace, kubeconfig, context, timeout, selector):
+        spec = o.get("spec") if isinstance(o, dict) else None
+        if not isinstance(spec, dict) or bool(spec.get("nodeName")) != bound:  # servers that ignore the field selector
+            continue
+        if word == "pods":
+            out.add(str((o.get("metadata") or {}).get("name")))
+        elif isinstance(spec.get("schedulingGroup"), dict) and spec["schedulingGroup"].get("podGroupName"):
+            out.add(str(spec["schedulingGroup"]["podGroupName"]))
+    return sorted(out - {"None"})
+
+
+def _list(spec: ResourceSpec, namespace: str | None, kubeconfig: str | None, context: str | None, timeout: float,
+          *query: tuple[str, str]) -> list:
+    """One page of `spec`'s objects, or [] on any failure."""
     try:
         from .readonly import connect
 
         client = connect(kubeconfig, context, request_timeout=timeout)
         try:
-            query = [("limit", _LIMIT)]
-            if pending_only and spec.plural == "pods":
-                query.append(("fieldSelector", "spec.nodeName="))
             # one request per version, no retries: a slow cluster gives no names rather than a hung
             # shell. A resource served at several versions (live.py ResourceSpec.versions) is asked
             # at each, most stable first, until one is served (a 1.38 cluster with alpha APIs off has
             # no v1alpha3 CompositePodGroups).
             for version in spec.versions or (spec.version,):
                 at = dataclasses.replace(spec, version=version)
-                resp = client.request("GET", at.path(namespace if spec.namespaced else None), query)
+                resp = client.request("GET", at.path(namespace if spec.namespaced else None), [("limit", _LIMIT), *query])
                 if resp.status != 404:
                     break
             if resp.status != 200:
                 return []
-            items = resp.json().get("items") or []
+            return resp.json().get("items") or []
         finally:
             client.close()
     except Exception:  # noqa: BLE001 - completion never fails loudly
         return []
-    if pending_only and spec.plural == "pods":  # servers that ignore the field selector
-        items = [o for o in items if isinstance(o, dict) and not (o.get("spec") or {}).get("nodeName")]
-    return sorted({str((o.get("metadata") or {}).get("name")) for o in items if isinstance(o, dict)} - {"None"})

@@ -95,3 +95,15 @@ def test_every_boolean_flag_is_known_to_completion() -> None:
 
     walk(typer.main.get_command(app))
     assert flags and flags <= _BOOLEAN, sorted(flags - _BOOLEAN)
+
+
+@pytest.mark.parametrize("members, pending, running", [
+    ([], True, False),               # pods still to come: `whatif podgroup NAME --replicas N`
+    ([False, False], True, False),   # all pending
+    ([True, False], True, True),     # partly running: a what-if for the rest, a victim too
+    ([True, True], False, True),     # running
+])
+def test_which_groups_are_offered(members: list[bool], pending: bool, running: bool) -> None:
+    from kubectl_wap.snapshot.io.names import group_wanted
+
+    assert (group_wanted(members, False), group_wanted(members, True)) == (pending, running)

@@ -82,7 +82,7 @@ def _line_namespace(words: list[str]) -> str:
 def _names(words: list[str], kind: str, bound: bool = False) -> list[str]:
     """Names of `kind` in the line's namespace: pending objects (whatif, explain, diff ask about
     them), or with `bound` the running ones (why-preempted's victims). A PodGroup is pending or
-    running through its member pods; CompositePodGroups are all offered."""
+    running through its member pods (names.py group_wanted); CompositePodGroups are all offered."""
     k = kind.lower()
     if _live(words):
         from ..snapshot.io.names import live_units
@@ -94,11 +94,16 @@ def _names(words: list[str], kind: str, bound: bool = False) -> list[str]:
     ns = _value_of(words, "--namespace", "-n") or "default"
     if k in ("compositepodgroup", "cpg", "compositepodgroups"):
         return [g.name for g in snap.composite_pod_groups if g.namespace == ns]
-    members = [p for p in snap.pods if p.namespace == ns and p.scheduled == bound]
+    pods = [p for p in snap.pods if p.namespace == ns]
     if k in ("podgroup", "pg", "podgroups"):
-        named = {p.pod_group_name for p in members if p.pod_group_name}
-        return [g.name for g in snap.pod_groups if g.namespace == ns and g.name in named]
-    return [p.name for p in members]
+        from ..snapshot.io.names import group_wanted
+
+        members: dict[str, list[bool]] = {}
+        for p in pods:
+            if p.pod_group_name:
+                members.setdefault(p.pod_group_name, []).append(p.scheduled)
+        return [g.name for g in snap.pod_groups if g.namespace == ns and group_wanted(members.get(g.name, []), bound)]
+    return [p.name for p in pods if p.scheduled == bound]
 
 
 def _namespaces(words: list[str]) -> list[str]:

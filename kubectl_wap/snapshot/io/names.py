@@ -31,24 +31,35 @@ def live_names(kind: str, namespace: str | None, kubeconfig: str | None, context
 
 def live_units(kind: str, namespace: str, kubeconfig: str | None, context: str | None, bound: bool,
                timeout: float = COMPLETION_TIMEOUT) -> list[str]:
-    """Pods, or PodGroups through their member pods, that are pending (`bound` False: what whatif
-    and explain ask about) or bound to a node (`bound` True: the running units why-preempted asks
-    about). One list of pods (`spec.nodeName=` / `spec.nodeName!=`, as kubectl users type it), a
-    group being the `spec.schedulingGroup.podGroupName` its pods name. Silent on any failure."""
+    """Pods and PodGroups that are pending (`bound` False: what whatif and explain ask about) or
+    running (`bound` True: the victims why-preempted asks about). Pods: one list through the field
+    selector kubectl users type (`spec.nodeName=` / `spec.nodeName!=`). PodGroups: the groups and
+    the namespace's pods (two lists); a group is running when a pod of it is bound
+    (`spec.schedulingGroup.podGroupName`), pending when one is not or it has none yet (a group
+    whose pods are still to come is a what-if too: `whatif podgroup NAME --replicas N`). Silent on
+    any failure."""
     word = _ALIASES.get(kind.lower(), kind.lower())
     if word not in ("pods", "podgroups"):
         return live_names(kind, namespace, kubeconfig, context, timeout=timeout)
-    selector = ("fieldSelector", "spec.nodeName!=" if bound else "spec.nodeName=")
-    out = set()
-    for o in _list(_BY_WORD["pods"], namespace, kubeconfig, context, timeout, selector):
-        spec = o.get("spec") if isinstance(o, dict) else None
-        if not isinstance(spec, dict) or bool(spec.get("nodeName")) != bound:  # servers that ignore the field selector
-            continue
-        if word == "pods":
-            out.add(str((o.get("metadata") or {}).get("name")))
-        elif isinstance(spec.get("schedulingGroup"), dict) and spec["schedulingGroup"].get("podGroupName"):
-            out.add(str(spec["schedulingGroup"]["podGroupName"]))
-    return sorted(out - {"None"})
+    query = [("fieldSelector", "spec.nodeName!=" if bound else "spec.nodeName=")] if word == "pods" else []
+    pods = [o for o in _list(_BY_WORD["pods"], namespace, kubeconfig, context, timeout, *query)
+            if isinstance(o, dict) and isinstance(o.get("spec"), dict)]
+    if word == "pods":  # filtered again: servers that ignore the field selector
+        return sorted({str((o.get("metadata") or {}).get("name")) for o in pods if bool(o["spec"].get("nodeName")) == bound} - {"None"})
+    members: dict[str, list[bool]] = {}
+    for o in pods:
+        sg = o["spec"].get("schedulingGroup")
+        if isinstance(sg, dict) and sg.get("podGroupName"):
+            members.setdefault(str(sg["podGroupName"]), []).append(bool(o["spec"].get("nodeName")))
+    groups = live_names("podgroups", namespace, kubeconfig, context, timeout=timeout)
+    return [g for g in groups if group_wanted(members.get(g, []), bound)]
+
+
+def group_wanted(members_bound: list[bool], bound: bool) -> bool:
+    """Whether completion offers a PodGroup whose member pods are bound as `members_bound` says:
+    for a what-if (`bound` False) when a member is pending or it has none yet; for why-preempted
+    (`bound` True) when a member runs. A partly running group is both."""
+    return any(members_bound) if bound else not members_bound or not all(members_bound)
 
 
 def _list(spec: ResourceSpec, namespace: str | None, kubeconfig: str | None, context: str | None, timeout: float,

@@ -103,6 +103,15 @@ def test_optimal_reports_its_phases() -> None:
     assert phases.index("model") < phases.index("solve") < phases.index("verify")
 
 
+def test_pending_triage_reports_its_rows() -> None:
+    from kubectl_wap.diagnose.pending import triage
+
+    calls = Calls()
+    t = triage(load_demo(), progress=calls)
+    rows = [c for c in calls if c[0] == "rows"]
+    assert rows == [("rows", i, len(t.rows)) for i in range(len(t.rows))] and len(t.rows) > 3
+
+
 def test_step_is_a_no_op_when_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUBECTL_WAP_PROGRESS_AFTER", "0")
     monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))

@@ -29,6 +29,7 @@ from .flags import (
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
 from .options import Source
+from .progress import step
 
 
 PENDING_FORMATS = DIAG_FORMATS + ("html",)
@@ -104,7 +105,9 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
     if versions:
         return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    with step(no_color=color == Color.never) as progress:
+        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims,
+                   progress)
     t.warnings.extend(snap.warnings)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))

@@ -34,6 +34,7 @@ _PHASES: dict[str, tuple[str, str]] = {
     "model": ("building the fewest-victims model", "steps"),
     "solve": ("searching for the fewest victims", ""),
     "verify": ("checking the answer with kube-scheduler's cycle", ""),
+    "rows": ("diagnosing pending objects", "objects"),
 }
 
 

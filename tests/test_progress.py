@@ -149,3 +149,15 @@ def test_no_progress_off_a_terminal_even_with_color_always(cluster: dict) -> Non
     env = dict(os.environ, KUBECTL_WAP_PROGRESS_AFTER="0")
     r = subprocess.run([WAP, *_args(cluster), "--color", "always"], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0 and r.stderr == ""
+
+
+def test_a_file_name_reaches_the_terminal_as_text(cluster: dict, tmp_path: Path) -> None:
+    """The file name is the user's: Rich markup in it is not read, control characters are escaped."""
+    odd = tmp_path / "a[bold]b\x1b[31mc.json.gz"
+    odd.write_bytes(Path(cluster["snapshot_path"]).read_bytes())
+    gang = cluster["gangs"][0]
+    with open(tmp_path / "stdout", "wb") as f:
+        code, terminal = run_in_pty([WAP, "whatif", "podgroup", gang["name"], "-n", gang["namespace"], "--snapshot", str(odd)],
+                                    200, env={"KUBECTL_WAP_PROGRESS_AFTER": "0"}, stdout=f)
+    assert code == 0
+    assert "reading a[bold]b\\x1b[31mc.json.gz" in terminal and "\x1b[31mc" not in terminal

@@ -103,8 +103,9 @@ class _Step:
             if self.closed:
                 return
             console = Console(stderr=True, highlight=False, markup=False, no_color=self.no_color)
-            self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                TextColumn("{task.fields[count]}"), TimeElapsedColumn(),
+            # markup=False: a file name such as `a[/x].json` is text, not Rich markup
+            self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
+                                TextColumn("{task.fields[count]}", markup=False), TimeElapsedColumn(),
                                 console=console, transient=True, refresh_per_second=8,
                                 # stdout is the answer's: never wrapped or moved by the display
                                 redirect_stdout=False, redirect_stderr=False)
@@ -137,7 +138,9 @@ def step(what: str = "", phase: str = "state", *, no_color: bool = False) -> Ite
     if after is None or not _stderr_is_terminal():
         yield _noop
         return
-    s = _Step(what, phase, after, no_color or bool(os.environ.get("NO_COLOR")))
+    from ..report.escape import printable
+
+    s = _Step(printable(what), phase, after, no_color or bool(os.environ.get("NO_COLOR")))
     s.timer.start()
     try:
         yield s.tick

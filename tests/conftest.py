@@ -1,9 +1,16 @@
 """Suite-wide hooks: print the contention property statistics at the end of every run (CI included),
-so the share of examples that really preempt stays visible (tests/README.md "Property statistics")."""
+so the share of examples that really preempt stays visible (tests/README.md "Property statistics");
+no progress line in the suite's terminals (below)."""
 
 from __future__ import annotations
 
+import os
 import sys
+
+# The progress line (cli/progress.py) shows on a terminal's stderr once a step passes a second: on a
+# loaded machine a demo step can, and the pty tests would see its bytes. Off for the suite;
+# tests/test_progress.py turns it on where it is the subject.
+os.environ.setdefault("KUBECTL_WAP_PROGRESS_AFTER", "off")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -133,10 +133,15 @@ class FakeApiServer:
         user: str = "tester",
         tls: bool | None = None,
         versions: dict[str, tuple[str, ...]] | None = None,
+        writable: bool = False,
     ) -> None:
         """`versions` serves a resource (by plural) at these API versions instead of its one
-        version in RESOURCES, e.g. {"compositepodgroups": ("v1beta1", "v1alpha3")} as 1.38 does."""
+        version in RESOURCES, e.g. {"compositepodgroups": ("v1beta1", "v1alpha3")} as 1.38 does.
+        `writable` accepts POST (create: 201, or 409 when the name is taken) for `demo load`'s
+        tests; every other server stays read-only (405)."""
         self.token = token
+        self.writable = writable
+        self.created: list[tuple[str, dict]] = []  # (path, body) of every accepted POST, in order
         self.versions = dict(versions or {})
         self.tls = tls_available() if tls is None else tls
         self.version = version
@@ -478,11 +483,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.api._record(RecordedRequest(method, path, query, {k: v for k, v in self.headers.items()},
                                           tuple(self.headers.items())))
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)  # drain so keep-alive stays in sync
+        body = self.rfile.read(length) if length else b""  # drained either way: keep-alive stays in sync
         api = self.api
         if api.token is not None and self.headers.get("Authorization") != f"Bearer {api.token}":
             self._send(401, _status(401, "Unauthorized"))
+            return
+        if method == "POST" and api.writable:
+            try:
+                self._create(path, body)
+            except _HttpError as e:
+                self._send(e.code, b"404 page not found\n", "text/plain; charset=utf-8")
             return
         if method != "GET":
             self._send(405, _status(405, f"fake apiserver is read-only: {method} not allowed"))
@@ -546,6 +556,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._get_one(info, ns, rest[1])
         else:
             self._list(info, ns, query)
+
+    def _create(self, path: str, body: bytes) -> None:
+        """POST to a collection: store the object (201) unless its name is taken there (409)."""
+        parts = path.strip("/").split("/")
+        rest = parts[2:] if parts[0] == "api" else parts[3:]
+        ns = rest[1] if len(rest) == 3 and rest[0] == "namespaces" else None
+        plural = rest[-1] if rest else ""
+        info = next((r for r in self.api._served() if r.plural == plural), None)
+        if info is None or len(rest) not in (1, 3):
+            raise _HttpError(404, "", plain=True)
+        obj = json.loads(body)
+        meta = obj.setdefault("metadata", {})
+        if ns is not None:
+            meta["namespace"] = ns
+        with self.api._lock:
+            if any(o["metadata"].get("name") == meta.get("name") for o in self._objects(info, ns)):
+                self._send(409, _status(409, f'{plural} "{meta.get("name")}" already exists', "AlreadyExists"))
+                return
+            self.api.created.append((path, copy.deepcopy(obj)))
+            stored = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+            self.api._store[info.plural].append(stored)
+        self._send(201, obj)
 
     def _objects(self, info: ResourceInfo, ns: str | None) -> list[dict]:
         objs = self.api._store[info.plural]

@@ -9,13 +9,14 @@ import select
 import struct
 import subprocess
 import termios
-from typing import IO
+from typing import IO, Any
 
 
 def run_in_pty(argv: list[str], columns: int, rows: int = 50, env: dict | None = None, timeout: float = 60,
-               stderr: int | IO | None = None, cwd: str | os.PathLike | None = None) -> tuple[int, str]:
+               stderr: int | IO | None = None, cwd: str | os.PathLike | None = None, stdout: Any = None) -> tuple[int, str]:
     """(exit code, output with \\r\\n turned into \\n). stdin, stdout and stderr are the terminal,
-    unless `stderr` names another file (tests/test_docs_drift.py keeps stderr's warnings apart)."""
+    unless `stderr` names another file (tests/test_docs_drift.py keeps stderr's warnings apart) or
+    `stdout` does (a file: the terminal then holds only stderr, tests/test_progress.py)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     e = dict(os.environ)
@@ -23,8 +24,8 @@ def run_in_pty(argv: list[str], columns: int, rows: int = 50, env: dict | None =
         e.pop(k, None)
     e["TERM"] = "xterm"
     e.update(env or {})
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave if stderr is None else stderr, env=e,
-                            close_fds=True, cwd=cwd)
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave if stdout is None else stdout,
+                            stderr=slave if stderr is None else stderr, env=e, close_fds=True, cwd=cwd)
     os.close(slave)
     chunks = []
     while True:

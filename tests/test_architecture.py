@@ -57,11 +57,11 @@ INNER: dict[str, list[tuple[str, ...]]] = {
     ],
     "kubectl_wap.cli": [
         ("pipes", "profilepick", "options"),
-        ("flags", "completion", "kueuestage", "mcpserver", "metricsserve"),
+        ("flags", "completion", "kueuestage", "mcpserver", "metricsserve", "progress"),
         ("app",),
         ("inputs", "output"),
         ("analysis",),
-        ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "whypreempted", "completion_cmd", "version"),
+        ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "whypreempted", "demo_cmd", "completion_cmd", "version"),
         ("metrics_cmd", "mcp_cmd"),
         ("__init__", "__main__"),
     ],

@@ -228,7 +228,14 @@ def test_cli_reads_pvcs_from_the_example_file():
 def test_cli_empty_namespace_says_so_on_stderr():
     out = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up"])  # no -A: the default namespace
     assert out.exit_code == 0
-    assert "No pending pods or pod groups in namespace default." in out.output
+    assert "No pending pods or pod groups in namespace default; use -A for all namespaces." in out.output
+
+
+def test_cli_empty_namespace_chosen_with_n_gets_no_hint():
+    # -n names the namespace on purpose: kubectl's "No resources found in default namespace." carries no hint either.
+    out = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up", "-n", "default"])
+    assert out.exit_code == 0
+    assert "No pending pods or pod groups in namespace default.\n" in out.output and "-A" not in out.output
 
 
 def test_unbound_pod_being_deleted_is_not_pending():

@@ -25,7 +25,7 @@ del app  # noqa: F821
 # The commands, in --help order, each with its module's import (test_no_dynamic_import: a plain
 # import statement per module, so tools and readers see every edge).
 COMMANDS = ("whatif", "explain", "rank", "diff", "snapshot", "simulate", "pending", "why-preempted", "metrics", "mcp",
-            "completion", "version")
+            "demo", "completion", "version")
 
 
 def _load(command: str | None) -> None:
@@ -52,6 +52,8 @@ def _load(command: str | None) -> None:
         from . import metrics_cmd  # noqa: F401
     if everything or command == "mcp":
         from . import mcp_cmd  # noqa: F401
+    if everything or command == "demo":
+        from . import demo_cmd  # noqa: F401
     if everything or command == "completion":
         from . import completion_cmd  # noqa: F401
     if everything or command == "version":

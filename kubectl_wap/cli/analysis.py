@@ -13,6 +13,7 @@ from .app import _command
 from .flags import Color
 from .inputs import _default_namespace, _early_gates, _gates_for, _load
 from .options import Hypothetical, Source
+from .progress import step
 
 
 # A hypothetical group is simulated pod by pod: 100k pods take minutes and gigabytes; 2e9 would
@@ -117,7 +118,8 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
 
         if (queueing := kueue_section(hyp.file, src.snapshot)) is not None:
             snap = apply_evictions(snap, queueing)
-    res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}))
+    with step(no_color=color == Color.never) as progress:
+        res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}), progress=progress)
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
     doc = to_document(res, source=source, gates=gates.spelled(), spared_on_placement_only=spared_on_placement_only)
     doc.update(profile_fields(gates))

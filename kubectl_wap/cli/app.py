@@ -35,7 +35,7 @@ def _examples(*blocks: str) -> str:
 app = typer.Typer(
     name="kubectl-wap",
     help="What-if analysis of Kubernetes workload-aware preemption: which pods and PodGroups kube-scheduler would "
-    "preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster.",
+    "preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster (but for `demo load --yes`).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -217,7 +217,7 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version_flag, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     """What-if analysis of Kubernetes workload-aware preemption: which pods and PodGroups kube-scheduler would
-    preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster."""
+    preempt for a pending or hypothetical PodGroup or Pod, and why. Read-only: it never writes to the cluster (but for `demo load --yes`)."""
 
 
 def main() -> None:

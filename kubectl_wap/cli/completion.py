@@ -5,7 +5,9 @@ standalone `kubectl-wap` command (`kubectl wap completion bash|zsh|fish|powershe
 Candidates are static (commands, kinds, flags, formats) or dynamic: contexts from the kubeconfig,
 namespaces and object names from the `--snapshot FILE` / `--demo` given on the line, or else from the
 cluster of the line's `--kubeconfig`/`--context` (one list call, 2 s at most, nothing on any
-failure: snapshot/io/names.py)."""
+failure: snapshot/io/names.py). Names are of pending pods and PodGroups for whatif, explain and
+diff, of running ones for why-preempted (issue 33). The flags may stand anywhere before the cursor
+(shells pass only the words before it, as Cobra's scripts do), in any form pflag reads."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ import functools
 from typing import Any, Callable
 
 from ..report.escape import printable
+from ..report.formats import FORMATS, HTML, TEMPLATE_FORMATS
 from .options import Hypothetical, Source, flag_names
 
-COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "completion", "version"]
+COMMANDS = ["whatif", "explain", "rank", "diff", "simulate", "pending", "why-preempted", "snapshot", "metrics", "mcp", "demo", "completion", "version"]
 KIND_WORDS = ["podgroup", "compositepodgroup", "pod"]
 SHELLS = ["bash", "zsh", "fish", "powershell"]
 FILE_FLAGS = {"-f", "--filename", "-s", "--snapshot", "--kubeconfig", "--node-templates", "--output-file",
@@ -26,20 +29,27 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
                "--job-backoff-limit", "--storm-limit",  # simulate
                "--fail-if",  # whatif
-               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units"]  # metrics
+               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units",  # metrics
+               "--yes"]  # demo load
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
-OUTPUTS = ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html"]
+# every -o value of the one output contract (report/formats.py); html where a command has a page
+OUTPUTS = [f + "=" if f in TEMPLATE_FORMATS else f for f in FORMATS] + [HTML]
 NO_FILES, FILES = ":4", ":0"  # ShellCompDirectiveNoFileComp / Default
 
 
 def _value_of(words: list[str], *flags: str) -> str | None:
+    """The value of the last of `flags` on the line, in any form pflag takes: `-n ml`, `-n=ml`,
+    `--namespace=ml` and the short flag's attached `-nml`."""
+    found = None
     for i, w in enumerate(words):
         for f in flags:
             if w == f and i + 1 < len(words):
-                return words[i + 1]
-            if w.startswith(f + "="):
-                return w.split("=", 1)[1]
-    return None
+                found = words[i + 1]
+            elif w.startswith(f + "="):
+                found = w.split("=", 1)[1]
+            elif len(f) == 2 and w.startswith(f) and len(w) > 2 and not w.startswith("--"):
+                found = w[2:]
+    return found
 
 
 def _all_values(words: list[str], flag: str) -> tuple[str, ...]:
@@ -67,17 +77,17 @@ def _live(words: list[str]) -> bool:
     return "--demo" not in words and _value_of(words, "--snapshot", "-s") is None
 
 
-def _live_names(words: list[str], kind: str, namespace: str | None, pending_only: bool = False) -> list[str]:
+def _line_namespace(words: list[str]) -> str:
+    """The namespace the command on the line would use: -n, else the context's (kubectl's rule)."""
+    ns = _value_of(words, "--namespace", "-n")
+    if ns is not None:
+        return ns
     from ..snapshot.io.kubeconfig import context_namespace
-    from ..snapshot.io.names import live_names
 
-    kubeconfig, context = _value_of(words, "--kubeconfig"), _value_of(words, "--context")
-    if namespace is None and kind not in ("namespace", "namespaces"):
-        try:
-            namespace = context_namespace(kubeconfig, context)
-        except Exception:  # noqa: BLE001 - completion never fails loudly
-            namespace = "default"
-    return live_names(kind, namespace, kubeconfig, context, pending_only=pending_only, overrides=_overrides(words))
+    try:
+        return context_namespace(_value_of(words, "--kubeconfig"), _value_of(words, "--context"))
+    except Exception:  # noqa: BLE001 - completion never fails loudly
+        return "default"
 
 
 def _overrides(words: list[str]) -> Any:
@@ -92,26 +102,42 @@ def _overrides(words: list[str]) -> Any:
                      tls_server_name=v("--tls-server-name"), certificate_authority=v("--certificate-authority"))
 
 
-def _names(words: list[str], kind: str) -> list[str]:
+def _names(words: list[str], kind: str, bound: bool = False) -> list[str]:
+    """Names of `kind` in the line's namespace: pending objects (whatif, explain, diff ask about
+    them), or with `bound` the running ones (why-preempted's victims). A PodGroup is pending or
+    running through its member pods (names.py group_wanted); CompositePodGroups are all offered."""
+    k = kind.lower()
     if _live(words):
-        return _live_names(words, kind, _value_of(words, "--namespace", "-n"), pending_only=True)
+        from ..snapshot.io.names import live_units
+
+        return live_units(k, _line_namespace(words), _value_of(words, "--kubeconfig"), _value_of(words, "--context"), bound,
+                          overrides=_overrides(words))
     snap = _snapshot(words)
     if snap is None:
         return []
     ns = _value_of(words, "--namespace", "-n") or "default"
-    k = kind.lower()
-    if k in ("podgroup", "pg", "podgroups"):
-        return [g.name for g in snap.pod_groups if g.namespace == ns]
     if k in ("compositepodgroup", "cpg", "compositepodgroups"):
         return [g.name for g in snap.composite_pod_groups if g.namespace == ns]
-    return [p.name for p in snap.pods if p.namespace == ns and not p.scheduled]
+    pods = [p for p in snap.pods if p.namespace == ns]
+    if k in ("podgroup", "pg", "podgroups"):
+        from ..snapshot.io.names import group_wanted
+
+        members: dict[str, list[bool]] = {}
+        for p in pods:
+            if p.pod_group_name:
+                members.setdefault(p.pod_group_name, []).append(p.scheduled)
+        return [g.name for g in snap.pod_groups if g.namespace == ns and group_wanted(members.get(g.name, []), bound)]
+    return [p.name for p in pods if p.scheduled == bound]
 
 
 def _namespaces(words: list[str]) -> list[str]:
     from ..model.lookup import namespaces
 
     if _live(words):
-        return _live_names(words, "namespaces", None)
+        from ..snapshot.io.names import live_names
+
+        return live_names("namespaces", None, _value_of(words, "--kubeconfig"), _value_of(words, "--context"),
+                          overrides=_overrides(words))
     snap = _snapshot(words)
     return sorted(namespaces(snap)) if snap is not None else []
 
@@ -133,7 +159,15 @@ _VALUES: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
-_BOOLEAN = {"--demo", "--autoscale", "--exit-code", "--no-headers", "--debug", "--redact", "--all-namespaces", "-A", "-h", "--help"}
+# Flags that take no value (tests/test_completion_live.py checks every boolean flag of the app is here).
+_BOOLEAN = {"--all-namespaces", "-A", "--autoscale", "--client", "--debug", "--demo", "--events", "--exit-code", "--grace",
+            "--ignore-gates", "--insecure-skip-tls-verify", "--no-headers", "--no-kueue", "--no-recreate-victims", "--no-scale-up", "--optimal", "--pvcs",
+            "--recreate-victims", "--redact", "--scale-up", "--version", "--yes", "-h", "--help"}
+
+
+def _takes_next(flag: str) -> bool:
+    """A flag word whose value is the next word: not a boolean, no `=value`, no attached short value (`-nml`)."""
+    return flag.startswith("-") and "=" not in flag and flag not in _BOOLEAN and (flag.startswith("--") or len(flag) == 2)
 
 
 def _positional(words: list[str]) -> list[str]:
@@ -142,11 +176,25 @@ def _positional(words: list[str]) -> list[str]:
     for i, w in enumerate(words):
         if w.startswith("-"):
             continue
-        before = words[i - 1] if i else ""
-        if before.startswith("-") and "=" not in before and before not in _BOOLEAN:
+        if i and _takes_next(words[i - 1]):
             continue
         out.append(w)
     return out
+
+
+def _object_words(words: list[str], partial: str) -> list[str]:
+    """TYPE, then NAME (or TYPE/NAME in one word), wherever the flags stand on the line."""
+    bound = words[0] == "why-preempted"  # a victim: it ran; the others ask about pending objects
+    kinds = ["pod", "podgroup"] if bound else KIND_WORDS
+    positional = _positional(words[1:])
+    if not positional:
+        if "/" in partial:
+            kind = partial.split("/", 1)[0]
+            return [f"{kind}/{n}" for n in _names(words, kind, bound)]
+        return kinds
+    if len(positional) == 1 and "/" not in positional[0]:
+        return _names(words, positional[0], bound)
+    return []
 
 
 def candidates(args: list[str]) -> tuple[list[str], str]:
@@ -164,14 +212,10 @@ def candidates(args: list[str]) -> tuple[list[str], str]:
         cands = FLAGS
     elif words[0] == "completion" and len(words) == 1:
         cands = SHELLS
-    elif words[0] in ("whatif", "explain", "diff"):
-        positional = _positional(words[1:])
-        if not positional:
-            cands = KIND_WORDS
-        elif len(positional) == 1:
-            cands = _names(words, positional[0])
-        else:
-            cands = []
+    elif words[0] == "demo" and len(words) == 1:
+        cands = ["load"]
+    elif words[0] in ("whatif", "explain", "diff", "why-preempted"):
+        cands = _object_words(words, partial)
     else:
         cands = []
     # Names from a snapshot, a live cluster or a kubeconfig reach the shell one a line: escaped,

@@ -9,6 +9,7 @@ from typing import Any
 from .app import _console
 from .flags import Color
 from .options import Source
+from .progress import step
 
 
 def _default_namespace(src: Source) -> str:
@@ -21,10 +22,25 @@ def _default_namespace(src: Source) -> str:
 
 def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
-    filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate)."""
+    filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate).
+    A file read past a second shows its progress on a terminal's stderr (cli/progress.py)."""
+    src.check()
+    if not src.snapshot and not src.demo:  # a live read shows its own status line (one rich display at a time)
+        return _loaded(src, color, extra, extras, None)
+    with step(_what(src), "read", no_color=color == Color.never) as file_progress:
+        return _loaded(src, color, extra, extras, file_progress)
+
+
+def _what(src: Source) -> str:
+    """The file as the progress line names it."""
+    import os
+
+    return "the demo" if src.demo else os.path.basename(src.snapshot or "")
+
+
+def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | None, file_progress: Any):
     from ..snapshot.source import build, raw_source
 
-    src.check()
     if not src.snapshot and not src.demo:
         console = _console(color, stderr=True)
         with console.status("reading the cluster (read-only)...") as status:
@@ -34,7 +50,9 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
             header, items = raw_source(None, False, src.kubeconfig, src.context, src.request_timeout, progress,
                                        overrides=src.overrides())
     else:
-        header, items = raw_source(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout)
+        # A streamed file is read as the model is built from it (build below): one step, one line.
+        header, items = raw_source(src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout,
+                                   file_progress=file_progress)
     if extras is not None:
         from ..snapshot.decode.owners import tap_pod_extras  # simulate's: not imported by the other commands
 
@@ -96,8 +114,9 @@ def _raw_items(src: Source, color: Color, **optional: bool) -> tuple[Any, list[A
     src.check()  # flags for a live cluster are refused with --snapshot/--demo, as _load does
     snapshot, demo, kubeconfig, context, timeout = src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout
     if snapshot or demo:
-        header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, **optional)
-        return header, list(items)
+        with step(_what(Source(snapshot=snapshot, demo=demo)), "read", no_color=color == Color.never) as file_progress:
+            header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, file_progress=file_progress, **optional)
+            return header, list(items)
     with _console(color, stderr=True).status("reading the cluster (read-only)...") as status:
         def progress(resource: str, n: int) -> None:
             status.update(f"reading the cluster (read-only): {resource} {n}")

@@ -27,6 +27,7 @@ from .flags import (
 )
 from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _snapshot_time
 from .options import Connection, Source, options
+from .progress import step
 
 
 def _label_selector(text: str | None) -> dict[str, str] | None:
@@ -71,7 +72,7 @@ def pending(
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout,
                      **conn.connection())
         doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
-        emit(doc, out, pending_printers(versions), color, no_headers)
+        emit(doc, out, pending_printers(versions, hint_all_namespaces=namespace is None and not all_namespaces), color, no_headers)
 
     _guard(debug, run)
 
@@ -91,7 +92,9 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
     if versions:
         return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-    t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims)
+    with step(no_color=color == Color.never) as progress:
+        t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims,
+                   progress)
     t.warnings.extend(snap.warnings)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))
@@ -154,9 +157,10 @@ def _pending_versions(snap: Any, versions: list[Any], feature_gates: str | None,
                                  ns, list(snap.warnings))
 
 
-def pending_printers(versions: bool) -> Any:
+def pending_printers(versions: bool, hint_all_namespaces: bool = False) -> Any:
     """pending's rows (custom-columns, -o name) are the pending objects (or, comparing versions, the
-    objects whose answer changes); its page lists them."""
+    objects whose answer changes); its page lists them. `hint_all_namespaces`: the namespace came from
+    the context (no -n, no -A), so an empty table hints -A as kubectl does."""
     from .output import Printers
 
     def table(doc: dict, console: Any, err: Any, wide: bool, no_headers: bool) -> None:
@@ -167,7 +171,8 @@ def pending_printers(versions: bool) -> Any:
         else:
             from ..report.diagnose import render_pending
 
-            render_pending(doc, console, wide=wide, no_headers=no_headers, err=err)
+            render_pending(doc, console, wide=wide, no_headers=no_headers, err=err,
+                           hint_all_namespaces=hint_all_namespaces)
 
     def html(doc: dict) -> str:
         from ..report.html import render_pending_html

@@ -13,6 +13,7 @@ from .app import _examples, _guard, app
 from .flags import AllowMissingOpt, Color, ColorOpt, DebugOpt, HtmlOutputOpt, NoHeadersOpt
 from .inputs import _default_namespace, _early_gates, _gates_for, _load, _snapshot_time
 from .options import Hypothetical, Source, options
+from .progress import step
 
 
 @app.command(epilog=_examples(
@@ -125,7 +126,8 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
                           for o in extra or [] if o.get("kind") == "Pod")
     opts = Options(gates=gates, max_cycles=max_cycles, time_limit=time_limit, recreate_victims=recreate_victims, grace=grace,
                    grace_seconds=grace_seconds, job_backoff_limit=job_backoff_limit, storm_limit=storm_limit)
-    sim = play(snap, opts, extras, start, submitted)
+    with step(no_color=color == Color.never) as progress:
+        sim = play(snap, opts, extras, start, submitted, progress)
     if recreate_victims and sim.evictions and not any(ex.owner_kind for ex in extras.values()):
         sim.warnings.append("no pod in this source carries a controller owner reference (snapshots saved by kubectl wap before "
                             "formatVersion 3 keep none): no victim is recreated; take a new snapshot or use a `kubectl get -o yaml` "

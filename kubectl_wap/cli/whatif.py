@@ -25,6 +25,7 @@ from .flags import (
     HtmlOutputOpt,
 )
 from .options import Hypothetical, Source, options
+from .progress import step
 
 
 EXAMPLES_WHATIF = _examples(
@@ -64,8 +65,9 @@ def _optimal(doc: dict, res: Any, time_limit: float) -> dict:
 
     snap, gates = res
     pre = doc["preemptor"]
-    result = analyze(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates)  # the Result objects, not the document
-    return optimal_section(optimal_victims(snap, result, gates, time_limit), result)
+    with step() as progress:
+        result = analyze(snap, pre["kind"].lower(), pre["namespace"], pre["name"], gates, progress=progress)  # the Result objects
+        return optimal_section(optimal_victims(snap, result, gates, time_limit, progress=progress), result)
 
 
 @app.command(epilog=EXAMPLES_WHATIF)

@@ -22,11 +22,12 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from . import gc_paused
-from ..framework.buildstate import build_state
+from ..framework.buildstate import build_state, no_progress
 from ..framework.filtering import pre_filter
 from ..framework.groups import GroupIndex
 from ..framework.nominated import nominator_pods
@@ -72,8 +73,11 @@ class OptimalAnswer:
 
 @gc_paused
 def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, time_limit: float = 10.0,
-                    backend: str = "highs") -> OptimalAnswer:
-    """The exact answer for the preemptor of `res` (a workload-aware or default analysis)."""
+                    backend: str = "highs", progress: Callable[[str, int, int | None], None] | None = None) -> OptimalAnswer:
+    """The exact answer for the preemptor of `res` (a workload-aware or default analysis).
+    `progress` hears the state's build, ("model", 0, None) while the model is written, ("solve",
+    solves so far, None) before each solve (one more per cut) and ("verify", 0, None)."""
+    tick = progress if progress is not None else no_progress
     pre = res.preemptor
     gang_unschedulable = (res.outcome == UNSCHEDULABLE and pre.kind in ("PodGroup", "Pod") and bool(pre.pods)
                           and pre.preemption_policy != NEVER)
@@ -81,7 +85,8 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         return OptimalAnswer("not-applicable", f"kube-scheduler's answer is {res.outcome}: there are no victims to minimize")
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
-    state = build_state(snap)
+    state = build_state(snap, progress=progress)
+    tick("model", 0, None)
     nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     prio = res.preemptor.priority
@@ -192,6 +197,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
     deadline = time.monotonic() + time_limit
     cuts: list[str] = []
     while True:
+        tick("solve", len(cuts), None)
         sol = solve_lexicographic(m, objectives, max(deadline - time.monotonic(), 0.0), backend)
         ans = OptimalAnswer("", "", solution=sol, variables=len(m.ub), constraints=len(m.rows), cuts=cuts,
                             scheduler_pdb_violations=pdb_violations(snap, [v.unit for v in res.victims]))
@@ -216,6 +222,7 @@ def optimal_victims(snap: Snapshot, res: Result, gates: Gates | None = None, tim
         cuts.append(f"at most {before} pod(s) like {shape_list[s_][0].key} on {state.nodes[i_].name}: {ans.verify_failure}")
         m.ub[z[(s_, i_)]] = before
     ans.verify_failure = ""
+    tick("verify", 0, None)
     ans.scheduler_places = _scheduler_places(state, sched, index, gates, res, ans.victims, sum(need.values()))
     if cuts:
         # Not exact: a cut from a cross-node plugin (affinity, spread) may

@@ -13,6 +13,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -235,15 +236,21 @@ def triage(
     now: float | None = None,
     scale_up: "ScaleUp | None" = None,
     claims: dict[tuple[str, str], list[str]] | None = None,
+    progress: Callable[[str, int, int | None], None] | None = None,
 ) -> Triage:
+    """Every pending row's diagnosis. `progress` hears the state's build (framework/buildstate.py),
+    then ("rows", rows done, rows) before each row."""
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
-    state = build_state(snap)
+    state = build_state(snap, progress=progress)
     nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     pgs = PodGroupScheduler(sched, index, gates.topology_aware_workload_scheduling, gates.profile.no_pods_schedulable_message)
     out = Triage(now=now if now is not None else time.time())
-    for root, pods in collect(snap, index, namespace, selector):
+    rows = collect(snap, index, namespace, selector)
+    for n, (root, pods) in enumerate(rows):
+        if progress is not None:
+            progress("rows", n, len(rows))
         out.rows.append(_row(snap, gates, index, sched, pgs, root, pods, scale_up, claims))
     out.rows.sort(key=lambda r: (-r.priority, r.created if r.created is not None else float("inf"), r.namespace, r.name))
     if scale_up is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Callable
 
 from ..errors import UserError
 from ..framework.buildstate import build_state
@@ -21,28 +22,32 @@ KINDS = {"podgroup": "PodGroup", "pg": "PodGroup", "podgroups": "PodGroup",
 
 
 def analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None = None, fast: bool = True,
-            max_cycles: int = DEFAULT_MAX_CYCLES) -> Result:
+            max_cycles: int = DEFAULT_MAX_CYCLES, progress: Callable[[str, int, int | None], None] | None = None) -> Result:
     """Run the algorithm kube-scheduler would run for the pending object. The garbage collector
     is paused meanwhile: the simulation allocates many short-lived objects and no cycles, and a
     collection would rescan the whole loaded cluster each time. A pod-group analysis plays the
     group's cycles forward (at most `max_cycles`): pods that fit bind first, preemption runs in
-    the cycle that fails (preemption/workload.py)."""
+    the cycle that fails (preemption/workload.py). `progress` hears the state's build
+    (framework/buildstate.py), then ("analysis", 0, None)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _analyze(snap, kind, namespace, name, gates, fast, max_cycles)
+        return _analyze(snap, kind, namespace, name, gates, fast, max_cycles, progress)
     finally:
         if enabled:
             gc.enable()
 
 
-def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None, fast: bool, max_cycles: int) -> Result:
+def _analyze(snap: Snapshot, kind: str, namespace: str, name: str, gates: Gates | None, fast: bool, max_cycles: int,
+             progress: Callable[[str, int, int | None], None] | None = None) -> Result:
     gates = gates or Gates()
     k = KINDS.get(kind.lower())
     if k is None:
         raise UserError(f"unknown kind {kind!r}: want podgroup, compositepodgroup or pod")
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
-    state = build_state(snap, gates.dra_preemption)
+    state = build_state(snap, gates.dra_preemption, progress)
+    if progress is not None:
+        progress("analysis", 0, None)
     nominated = nominator_pods(snap.pods)
     sched = Scheduler(state, nominated)
     warnings = list(snap.warnings) + _not_creatable(snap, gates)

@@ -55,7 +55,8 @@ def _add_node_short(scale_up: str | None) -> str:
 
 
 @inert
-def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
+def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None,
+                   hint_all_namespaces: bool = False) -> None:
     """The default table is an index that fits 80 columns on the demo (issue 33): who, how many
     pods, how old, whether preemption or a node would help; the reasons follow as prose, one
     paragraph per row. -o wide is the whole story in one row per object."""
@@ -70,7 +71,10 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
                  _add_node_short(r["scaleUp"])] for r in doc["items"]]
     if not rows:
         where = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
-        (err or console).print(f"No pending pods or pod groups{where}.", highlight=False)
+        # kubectl says "No resources found in default namespace." and leaves the user to think of -A;
+        # a namespace the user did not choose (the context's) gets the hint (issue 33).
+        hint = "; use -A for all namespaces" if hint_all_namespaces and doc.get("namespace") else ""
+        (err or console).print(f"No pending pods or pod groups{where}{hint}.", highlight=False)
         return
     print_table(console, None, headers, rows, no_headers)
     # Prose through say(): wrapped at the terminal's width at spaces, no trailing spaces.

@@ -28,7 +28,7 @@ import heapq
 import time as wall
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Callable, Mapping
 
 from ..framework.groups import Group, group_priority
 from ..model import Pod, Snapshot
@@ -69,10 +69,12 @@ def _wakes_on_bind(p: Pod) -> bool:
 
 class Simulator:
     def __init__(self, snap: Snapshot, opts: Options, extras: Mapping[tuple[str, str], PodExtras], start: float,
-                 submitted: AbstractSet[tuple[str, str]] = frozenset()):
+                 submitted: AbstractSet[tuple[str, str]] = frozenset(),
+                 progress: Callable[[str, int, int | None], None] | None = None):
         self.opts = opts
         self.submitted = submitted
-        self.w = World(snap, opts.gates, extras, start)
+        self.progress = progress
+        self.w = World(snap, opts.gates, extras, start, progress)
         self.q = Queue()
         self.sim = R.Simulation(start=start)
         self.expiries: list[tuple[float, int, str]] = []  # (time, seq, uid) of terminating pods
@@ -152,6 +154,8 @@ class Simulator:
                 sim.stop_reason = R.TIME_LIMIT
                 break
             n += 1
+            if self.progress is not None and n % 8 == 1:
+                self.progress("cycle", n, None)  # no total: recreated victims join the queue as it runs
             self._cycle(n, e)
             self.q.wake(w.deletions, w.binds)
         sim.end = w.now
@@ -380,11 +384,14 @@ class Simulator:
 
 
 def simulate(snap: Snapshot, opts: Options | None = None, extras: Mapping[tuple[str, str], PodExtras] | None = None,
-             start: float | None = None, submitted: AbstractSet[tuple[str, str]] = frozenset()) -> R.Simulation:
+             start: float | None = None, submitted: AbstractSet[tuple[str, str]] = frozenset(),
+             progress: Callable[[str, int, int | None], None] | None = None) -> R.Simulation:
     """Play every pending object of `snap` through kube-scheduler's cycles until the queue is
     empty or nothing can change (bounded by opts.max_cycles and opts.time_limit). `start`: the
     simulated time of the first cycle (default: the latest timestamp in the snapshot);
-    `submitted`: (namespace, name) of pending pods created at `start` (hypothetical work)."""
+    `submitted`: (namespace, name) of pending pods created at `start` (hypothetical work).
+    `progress` hears the state's build (framework/buildstate.py), then ("cycle", cycles so far,
+    None) every 8 cycles."""
     opts = opts or Options()
     if start is None:
         stamps = [t for p in snap.pods if (p.namespace, p.name) not in submitted for t in (p.creation_timestamp, p.start_time) if t is not None]
@@ -392,7 +399,7 @@ def simulate(snap: Snapshot, opts: Options | None = None, extras: Mapping[tuple[
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return Simulator(snap, opts, extras or {}, start, submitted).run()
+        return Simulator(snap, opts, extras or {}, start, submitted, progress).run()
     finally:
         if enabled:
             gc.enable()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ..framework.buildstate import build_state
 from ..framework.groups import GroupIndex
@@ -30,13 +30,14 @@ def gpus_of(pod: Pod) -> dict[str, int]:
 
 
 class World:
-    def __init__(self, snap: Snapshot, gates: Gates, extras: Mapping[tuple[str, str], PodExtras], now: float):
+    def __init__(self, snap: Snapshot, gates: Gates, extras: Mapping[tuple[str, str], PodExtras], now: float,
+                 progress: Callable[[str, int, int | None], None] | None = None):
         # A working copy: the lists that change are our own; the objects are shared until replaced.
         self.snap = replace(snap, pods=list(snap.pods), pdbs=list(snap.pdbs), warnings=list(snap.warnings))
         self.gates = gates
         self.now = now
         self.index = GroupIndex.build(self.snap, composite_enabled=gates.composite_pod_group)
-        self.state = build_state(self.snap)
+        self.state = build_state(self.snap, progress=progress)
         self.sched = Scheduler(self.state, nominator_pods(snap.pods))
         self._other: Scheduler | None = None
         self._nominated_at = {p.uid: i for i, lst in self.sched.nominated.items() for p in lst}

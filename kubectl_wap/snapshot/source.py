@@ -26,15 +26,18 @@ def raw_source(
     events: bool = False,
     pvcs: bool = False,
     overrides: Any = None,
+    file_progress: Callable[[str, int, int | None], None] | None = None,
 ) -> tuple[SnapshotHeader, list[Any]]:
+    """`progress` hears a live read's (resource, objects so far); `file_progress` a file's
+    (phase, done, total) as it is read (io/files.py stream_file)."""
     if snapshot and demo:
         raise UserError("use either --snapshot or --demo, not both")
     if demo:
         if not DEMO_PATH.exists():
             raise UserError(DEMO_MISSING)
-        return _file_items(DEMO_PATH)
+        return _file_items(DEMO_PATH, file_progress)
     if snapshot:
-        return _file_items(snapshot_path(snapshot))
+        return _file_items(snapshot_path(snapshot), file_progress)
     from .io.live import load_live  # lazily: importing the kubernetes client is slow
 
     # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
@@ -44,8 +47,8 @@ def raw_source(
     return header, items
 
 
-def _file_items(path: Path) -> tuple[SnapshotHeader, Iterable[Any]]:
-    streamed = stream_file(path)
+def _file_items(path: Path, progress: Callable[[str, int, int | None], None] | None = None) -> tuple[SnapshotHeader, Iterable[Any]]:
+    streamed = stream_file(path, progress)
     return streamed if streamed is not None else load_items(path)
 
 

@@ -280,7 +280,7 @@ def item_decoder(item_kind: str) -> Any:
     return decode
 
 
-def decode_list(raw: bytes | bytearray | memoryview) -> tuple[str, Iterator[Any]] | None:
+def decode_list(raw: bytes | bytearray | memoryview) -> tuple[str, "ListItems"] | None:
     """(the List's kind, its items as plain dicts, decoded one by one as iterated), or None when
     `raw` is not a JSON List msgspec reads (the caller then reads it as before and reports errors).
     The item spans point into `raw`, which stays alive while the iterator does."""
@@ -291,17 +291,30 @@ def decode_list(raw: bytes | bytearray | memoryview) -> tuple[str, Iterator[Any]
     kind, spans = doc.kind, doc.items
     if not isinstance(kind, str) or not kind.endswith("List") or spans is None:
         return None
-    item_kind = kind[: -len("List")]
-    decode = item_decoder(item_kind)
+    return kind, ListItems(kind[: -len("List")], spans)
 
-    def items() -> Iterator[Any]:
-        for span in spans:
+
+class ListItems:
+    """A List's items as plain dicts, decoded one by one as iterated; len() says how many there
+    are before any is decoded (a progress report's total, cli/progress.py)."""
+
+    __slots__ = ("item_kind", "spans")
+
+    def __init__(self, item_kind: str, spans: list[Any]) -> None:
+        self.item_kind = item_kind
+        self.spans = spans
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __iter__(self) -> Iterator[Any]:
+        item_kind = self.item_kind
+        decode = item_decoder(item_kind)
+        for span in self.spans:
             obj = decode(span)
             if item_kind and type(obj) is dict and "kind" not in obj:
                 obj["kind"] = item_kind  # typed lists (`PodList`) omit item kinds
             yield obj
-
-    return kind, items()
 
 
 def page_decoder(item_kind: str) -> msgspec.json.Decoder:

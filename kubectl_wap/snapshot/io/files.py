@@ -356,10 +356,27 @@ def _open_lines(path: Path) -> Any:
     return open(path, "rb", buffering=1 << 20)
 
 
-def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+# How often a streamed read reports its progress: every this many items (a 150k-pod snapshot
+# reports ~150 times; a report is a tuple store in the CLI's callback, cli/progress.py).
+PROGRESS_EVERY = 1024
+
+# progress(phase, done, total): "read" counts bytes of the file on disk (compressed bytes for a
+# gzip file, so the total is the file's size), "items" counts objects; total None when unknown.
+Progress = Callable[[str, int, "int | None"], None]
+
+
+def _file_position(f: Any) -> Callable[[], int]:
+    """Where the reader stands in the file on disk: the compressed offset under a GzipFile."""
+    inner = getattr(f, "raw", None)
+    disk = getattr(inner, "fileobj", None) if isinstance(inner, gzip.GzipFile) else f
+    return disk.tell if disk is not None else (lambda: 0)
+
+
+def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     """Stream our own snapshot format, one item per line as `write_snapshot` lays it out, so a
     150k-pod snapshot is never held as raw JSON all at once (peak memory stays near the lean
-    model's). Returns None when the file is not laid out that way (then it is read whole)."""
+    model's). Returns None when the file is not laid out that way (then it is read whole).
+    `progress` hears ("read", bytes, file size) every PROGRESS_EVERY items."""
     try:
         f = _open_lines(path)
     except OSError:
@@ -413,6 +430,9 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                 return _parse_line(body, lineno), False
         return _parse_line(body, lineno), False  # no comma: the list closes on a later line
 
+    size = path.stat().st_size
+    where = _file_position(f)
+
     def items(models: bool) -> Iterator[Any]:
         decode = None if decoder is None else decoder.model if models else decoder.item
         loads = _loads
@@ -425,6 +445,8 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                 total += len(line)
                 if total > limit:
                     raise _too_big(path)
+                if progress is not None and lineno % PROGRESS_EVERY == 0:
+                    progress("read", min(where(), size), size)
                 done = False
                 if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
                     try:
@@ -484,13 +506,23 @@ def model_items(items: Iterable[Any]) -> Iterable[Any]:
     return items.models() if isinstance(items, SnapshotItems) else items
 
 
-def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
+def _counted(items: Any, progress: Progress) -> Iterator[Any]:
+    """The items of a List, reporting ("items", n, how many) every PROGRESS_EVERY items."""
+    total = len(items) if hasattr(items, "__len__") else None
+    for n, obj in enumerate(items, 1):
+        if n % PROGRESS_EVERY == 0:
+            progress("items", n, total)
+        yield obj
+
+
+def stream_file(path: Path, progress: Progress | None = None) -> tuple[SnapshotHeader, Iterator[Any]] | None:
     """Item-by-item reading when the file's layout allows it: our snapshot format, or a large
-    `kubectl get -o json` List. None means: read the whole document (load_items)."""
+    `kubectl get -o json` List. None means: read the whole document (load_items). `progress`
+    hears how far the reading is (stream_snapshot's bytes, a List's items)."""
     check_regular(path)
     if not path.is_file():
         return None
-    streamed = stream_snapshot(path)
+    streamed = stream_snapshot(path, progress)
     if streamed is not None:
         return streamed
     if not path.name.endswith((".json", ".json.gz", ".gz")):
@@ -505,9 +537,10 @@ def stream_file(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
 
     lean = _lean_decoder()
     found = lean.decode_list(raw) if lean is not None else None
-    if found is not None:
-        return SnapshotHeader(source=str(path)), found[1]
-    return stream_list(path, raw)
+    listed = (SnapshotHeader(source=str(path)), found[1]) if found is not None else stream_list(path, raw)
+    if listed is None or progress is None:
+        return listed
+    return listed[0], _counted(listed[1], progress)
 
 
 def load_items(path: str | os.PathLike, whole: bool = False) -> tuple[SnapshotHeader, list[Any]]:

@@ -149,3 +149,18 @@ def test_no_other_module_can_write() -> None:
     refuses it everywhere else, tests/test_live.py); demoload.py is that module."""
     writers = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kubectl_wap").rglob("*.py") if _writes(p.read_text()))
     assert writers == ["kubectl_wap/snapshot/io/demoload.py"]
+
+
+def test_writes_are_made_as_the_identity_the_reads_are(tmp_path: Path) -> None:
+    """kubectl's --as/--as-group reach the POSTs too (Impersonate-* lines, a repeated group as
+    repeated lines, as client-go's ImpersonatingRoundTripper sends them), not only the GETs."""
+    with FakeApiServer([], writable=True) as srv:
+        r = _run("demo", "load", "--yes", "--kubeconfig", str(srv.write_kubeconfig(tmp_path / "kc")),
+                 "--as", "alice", "--as-group", "devs", "--as-group", "ops")
+        recorded = list(srv.requests)
+    assert r.returncode == 0, r.stderr
+    posts = [q for q in recorded if q.method == "POST"]
+    assert len(posts) == 205
+    for q in recorded:
+        imp = [(k.lower(), v) for k, v in q.header_lines if k.lower().startswith("impersonate-")]
+        assert imp == [("impersonate-user", "alice"), ("impersonate-group", "devs"), ("impersonate-group", "ops")], (q.method, q.path)

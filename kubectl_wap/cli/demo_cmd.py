@@ -11,6 +11,7 @@ import typer
 
 from .app import _examples, _guard, app
 from .flags import ContextOpt, DebugOpt, KubeconfigOpt, TimeoutOpt
+from .options import Connection, options
 
 demo_app = typer.Typer(help="The bundled demo cluster: `demo load` creates it in a cluster you point at (it writes).",
                        no_args_is_help=True, rich_markup_mode=None)
@@ -19,9 +20,11 @@ app.add_typer(demo_app, name="demo")
 
 @demo_app.command("load", epilog=_examples("  # What it would create (nothing is sent)\n  kubectl wap demo load --context kind-demo",
                                             "  # Create it\n  kubectl wap demo load --context kind-demo --yes"))
+@options(conn=Connection)
 def demo_load(
     yes: Annotated[bool, typer.Option("--yes", help="Create the objects (without it, only print what would be created).")] = False,
-    kubeconfig: KubeconfigOpt = None, context: ContextOpt = None, request_timeout: TimeoutOpt = 30.0, debug: DebugOpt = False,
+    kubeconfig: KubeconfigOpt = None, context: ContextOpt = None, request_timeout: TimeoutOpt = None, debug: DebugOpt = False,
+    conn: Connection = Connection(),
 ) -> None:
     """Create the demo (4 namespaces, their pods, PodGroups and PDBs, 5 PriorityClasses and 16 fake Nodes, all labelled
     kubectl-wap.io/demo=true) in the cluster of the current context: create only, never into a namespace someone else
@@ -34,7 +37,7 @@ def demo_load(
         from ..snapshot.io.readonly import connect
 
         writes = plan(load_items(DEMO_PATH, whole=True)[1])
-        client = connect(kubeconfig, context, request_timeout)  # reads the kubeconfig; sends nothing yet
+        client = connect(kubeconfig, context, request_timeout, conn.overrides())  # reads the kubeconfig; sends nothing yet
         try:
             if not yes:
                 counts = Counter(w.kind for w in writes)

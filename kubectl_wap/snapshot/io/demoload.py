@@ -169,6 +169,9 @@ class _Writer:
     def __init__(self, client: Any) -> None:
         self.api = client._api
         self.timeout = client.timeout
+        # Impersonate-* lines (kubeconfig as/as-groups/as-uid/as-user-extra, --as...), repeats kept:
+        # the writes are made as the same identity the reads are.
+        self.impersonation: tuple[tuple[str, str], ...] = tuple(getattr(client, "impersonation", ()))
         cfg = self.api.configuration
         url = urlsplit(str(cfg.host))
         self.base = url.path.rstrip("/")
@@ -176,8 +179,11 @@ class _Writer:
             ctx = ssl.create_default_context(cafile=cfg.ssl_ca_cert) if cfg.verify_ssl else ssl._create_unverified_context()  # noqa: S323 - the kubeconfig said insecure-skip-tls-verify
             if cfg.cert_file:
                 ctx.load_cert_chain(cfg.cert_file, cfg.key_file)
-            self.conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                url.hostname or "", url.port, timeout=self.timeout, context=ctx)
+            server_name = getattr(cfg, "tls_server_name", None)  # --tls-server-name / tls-server-name
+            if server_name:
+                ctx.check_hostname = cfg.verify_ssl
+            self.conn: http.client.HTTPConnection = _HTTPSConnection(
+                url.hostname or "", url.port, timeout=self.timeout, context=ctx, server_name=server_name)
         else:
             self.conn = http.client.HTTPConnection(url.hostname or "", url.port, timeout=self.timeout)
 
@@ -187,7 +193,11 @@ class _Writer:
                                                        auth_settings=["BearerToken"])
         headers = {**headers, "Content-Type": "application/json", "User-Agent": "kubectl-wap/0.1 (demo load)"}
         try:
-            self.conn.request("POST", self.base + w.path, body=json.dumps(w.body).encode(), headers=headers)
+            body = json.dumps(w.body).encode()
+            self.conn.putrequest("POST", self.base + w.path, skip_accept_encoding=True)
+            for k, v in [*headers.items(), *self.impersonation, ("Content-Length", str(len(body)))]:
+                self.conn.putheader(k, v)
+            self.conn.endheaders(body)
             resp = self.conn.getresponse()
             data = resp.read()
         except (OSError, http.client.HTTPException) as e:
@@ -200,3 +210,20 @@ class _Writer:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection that checks the certificate against `server_name` (kubectl's
+    --tls-server-name) instead of the URL's host, as client-go's TLSClientConfig.ServerName does."""
+
+    def __init__(self, host: str, port: int | None, *, timeout: float | None, context: ssl.SSLContext,
+                 server_name: str | None) -> None:
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._ctx, self._server_name = context, server_name
+
+    def connect(self) -> None:
+        if not self._server_name:
+            super().connect()
+            return
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)

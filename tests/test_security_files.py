@@ -17,7 +17,8 @@ import pytest
 
 from kubectl_wap.errors import UserError
 from kubectl_wap.snapshot.io import files, save
-from kubectl_wap.snapshot.io.files import load_snapshot, safe_yaml
+from kubectl_wap.snapshot.io.files import load_snapshot
+from kubectl_wap.snapshot.io.safeyaml import safe_yaml
 from kubectl_wap.snapshot.io.save import write_snapshot
 
 EVIL = "evil\x1b[2J\r\nforged row\x07\u202egnp.exe"

@@ -139,7 +139,8 @@ def _template_from(i: int, raw: Any, path: str) -> Template:
 
 
 def load_templates(path: str) -> list[Template]:
-    from ..snapshot.io.files import read_text, safe_yaml
+    from ..snapshot.io.files import read_text
+    from ..snapshot.io.safeyaml import safe_yaml
 
     try:
         text = read_text(Path(path))

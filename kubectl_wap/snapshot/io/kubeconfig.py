@@ -75,7 +75,7 @@ def _read_file_secret(path: Any, base: str) -> None:
 
 def load_document(path: str) -> Any:
     """The parsed kubeconfig at `path` (bounded size, YAML aliases budgeted)."""
-    from .files import safe_yaml
+    from .safeyaml import safe_yaml
 
     try:
         if not os.path.isfile(path):

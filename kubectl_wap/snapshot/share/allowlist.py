@@ -301,7 +301,7 @@ def value_key(v: Any) -> bytes | None:
     """A cache key for a JSON-shaped value: its compact JSON bytes (exact types: 1, 1.0 and true
     differ), or None (do not cache) for anything JSON cannot say. Not repr(): the key must cost what
     the value's text costs, and YAML aliases, the one way to make a value larger than its text,
-    are budgeted when the file is read (files.YAML_ALIAS_BUDGET). orjson: ~10x faster than repr."""
+    are budgeted when the file is read (safeyaml.YAML_ALIAS_BUDGET). orjson: ~10x faster than repr."""
     try:
         key = _json_key(v)
     except (TypeError, ValueError, OverflowError, RecursionError):

@@ -19,9 +19,12 @@ def _default_namespace(src: Source) -> str:
     return context_namespace(src.kubeconfig, src.context)
 
 
-def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None):
+def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None,
+          kueue: list[Any] | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
-    filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate)."""
+    filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate);
+    `kueue`, when given with `extra`, with the raw objects Kueue's stage reads (cli/kueuestage.py),
+    as they stream past: a live read, the demo and a snapshot alike, without reading twice."""
     from ..snapshot.decode.hypothetical import Replacement
     from ..snapshot.decode.owners import tap_pod_extras
     from ..snapshot.source import build, raw_source
@@ -45,6 +48,10 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
     if isinstance(extra, FlagsWork):
         items = list(items)  # a snapshot file streams its items once: read them, then look up the group
         extra.resolve(items)
+    if kueue is not None:
+        from .kueuestage import tap_kueue
+
+        items = tap_kueue(items, kueue)
     objects = list(extra)
     replacement = Replacement(objects)
     snap = build(header, items, objects, keep=replacement.keep)

@@ -1,5 +1,5 @@
-"""`whatif -f job.yaml --snapshot DUMP` on a Kueue cluster: the Kueue stage before the
-kube-scheduler one. Reads the dump's kueue.x-k8s.io objects and the file's Job, asks the Kueue
+"""`whatif -f job.yaml` on a Kueue cluster (live, a snapshot or a dump): the Kueue stage before the
+kube-scheduler one. Reads the cluster's kueue.x-k8s.io objects and the file's Job, asks the Kueue
 model (queueing/kueue) what its next scheduling cycle does with the Job's Workload, and returns
 the JSON `queueing` section (report/kueue.py) with its one-line wording under "line".
 
@@ -7,7 +7,7 @@ Glue of the command line: the snapshot reads, queueing answers, report words."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +21,7 @@ from kubectl_wap.queueing.kueue.answer import (
     kueue_stage,
 )
 from kubectl_wap.queueing.kueue.jobs import PRIORITY_CLASS_LABEL, job_priority, workload_for_job
-from kubectl_wap.queueing.kueue.objects import objects_from_items, workload_priority_classes
+from kubectl_wap.queueing.kueue.objects import KUEUE_GROUP, objects_from_items, workload_priority_classes
 from kubectl_wap.report.kueue import kueue_json, kueue_line
 from kubectl_wap.snapshot.io.files import load_items
 
@@ -38,16 +38,35 @@ def _priority_classes(items: Sequence[Any]) -> tuple[dict[str, int], int | None]
     return values, default
 
 
-def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
-    """The Kueue stage for the Job of `manifest` on the cluster of `snapshot`; None when the
-    snapshot holds no Kueue objects or the file no Job (the answer is kube-scheduler's alone)."""
-    _, items = load_items(snapshot, whole=True)
-    objs = objects_from_items(items)
-    if objs is None:
-        return None
+# What the Kueue stage reads of the cluster: Kueue's objects, Namespaces (a ClusterQueue's
+# namespaceSelector) and PriorityClasses (a Job's priority without a WorkloadPriorityClass).
+_CORE_KINDS = frozenset({("v1", "Namespace"), ("scheduling.k8s.io/v1", "PriorityClass")})
+
+
+def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:
+    """`items` unchanged, keeping in `into` the ones the Kueue stage reads."""
+    for o in items:
+        if type(o) is dict and (str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")
+                                or (o.get("apiVersion"), o.get("kind")) in _CORE_KINDS):
+            into.append(o)
+        yield o
+
+
+def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The Kueue stage for the Job of `manifest` on the cluster whose objects `items` holds
+    (tap_kueue); None when there is no Kueue object or the file no Job (the answer is
+    kube-scheduler's alone). `forbidden`: the capture's forbidden lists; a Kueue list among them
+    is refused in one line (its quota or Workloads would be unknown: a wrong answer)."""
     _, job_items = load_items(manifest, whole=True)
     jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") == "Job"]
     if not jobs:
+        return None
+    denied = [r for r in forbidden if r.endswith("." + KUEUE_GROUP)]
+    if denied:
+        raise UserError(f"cannot answer Kueue's admission stage: forbidden to list {', '.join(denied)} (kubectl-wap needs "
+                        "get/list on them, see deploy/rbac-readonly.yaml); --no-kueue answers kube-scheduler's part alone")
+    objs = objects_from_items(items)
+    if objs is None:
         return None
     if len(jobs) > 1:
         raise UserError(f"the -f file holds {len(jobs)} Jobs; the Kueue stage answers for one")

@@ -23,6 +23,11 @@ DRA pools, devices, device classes, claims and templates, string device attribut
 literals of CEL selectors (both kept when they are DNS-domain shaped, like the driver names they are
 compared with, or quantities / versions, the arguments of quantity() and semver()).
 
+Kueue's objects (kueue.x-k8s.io/v1beta2, issue 35) are reduced to what its admission reads
+(allowlist.py KUEUE_SCHEMAS): ClusterQueue, Cohort, ResourceFlavor, LocalQueue, queue, Workload and
+WorkloadPriorityClass names are hashed through the same mapping (references still match); quotas,
+policies, priorities, admissions (flavors per resource, usage) and condition types are kept.
+
 Kept: kinds, API versions, resource names (``nvidia.com/gpu``) and quantities, DRA driver, attribute and
 capacity names, priorities,
 timestamps, operators, effects, phases, condition types/status/reason, port numbers, and label
@@ -44,7 +49,9 @@ from .strip import strip_object
 
 Obj = dict[str, Any]
 
-_WELL_KNOWN_SUFFIXES = ("kubernetes.io", "k8s.io")
+# x-k8s.io: the API groups of Kubernetes SIG projects (kueue.x-k8s.io/queue-name on a pod names the
+# LocalQueue that holds it: pending reads it); the value is hashed like every label value.
+_WELL_KNOWN_SUFFIXES = ("kubernetes.io", "k8s.io", "x-k8s.io")
 _KEEP_VALUES_OPS = ("Gt", "Lt")
 DEFAULT_SCHEDULER = "default-scheduler"
 
@@ -150,7 +157,7 @@ class Redactor:
         stripped = strip_object(obj)
         if stripped.get("kind") == "Event":
             return self.event(stripped)  # Preempted events (snapshot --events, issue 17): their own rules
-        out = project(schema_for(stripped.get("kind")), stripped, self._leaf, self._stanzas)
+        out = project(schema_for(stripped.get("kind"), stripped.get("apiVersion")), stripped, self._leaf, self._stanzas)
         return out if out is not DROP else {}
 
 

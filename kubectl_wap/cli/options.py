@@ -47,7 +47,7 @@ class Source:
     """Where the cluster state comes from, and the object's namespace."""
 
     snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
-    demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster.")] = False
+    demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster. --demo kueue: the Kueue demo (whatif -f docs/examples/kueue-job.yaml); --demo dra: the DRA demo.")] = False
     kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
     context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None

@@ -20,8 +20,8 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_NOT_MANAGED,
     kueue_stage,
 )
-from kubectl_wap.queueing.kueue.jobs import PRIORITY_CLASS_LABEL, job_priority, workload_for_job
-from kubectl_wap.queueing.kueue.objects import KUEUE_GROUP, objects_from_items, workload_priority_classes
+from kubectl_wap.queueing.kueue.jobs import JOBSET_API, PRIORITY_CLASS_LABEL, QUEUE_LABEL, job_priority, workload_for_job
+from kubectl_wap.queueing.kueue.objects import KUEUE_GROUP, KueueNotModelled, objects_from_items, workload_priority_classes
 from kubectl_wap.report.kueue import kueue_json, kueue_line
 from kubectl_wap.snapshot.io.files import load_items
 
@@ -58,8 +58,17 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     kube-scheduler's alone). `forbidden`: the capture's forbidden lists; a Kueue list among them
     is refused in one line (its quota or Workloads would be unknown: a wrong answer)."""
     _, job_items = load_items(manifest, whole=True)
-    jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") == "Job"]
+    jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") in ("Job", "JobSet")]
     if not jobs:
+        # Another kind sent to a Kueue queue: Kueue would hold it, and we do not model its
+        # integration yet; answering kube-scheduler's part alone would hide that (--no-kueue does).
+        queued = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") not in (None, "PodGroup", "CompositePodGroup")
+                  and QUEUE_LABEL in ((o.get("metadata") or {}).get("labels") or {})]
+        if queued and any(str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/") for o in items):
+            o = queued[0]
+            raise KueueNotModelled(f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}: Kueue's {o.get('apiVersion')} "
+                                   f"{o.get('kind')} integration is not modelled yet (batch/v1 Job and {JOBSET_API} JobSet are); "
+                                   "--no-kueue answers kube-scheduler's part alone")
         return None
     denied = [r for r in forbidden if r.endswith("." + KUEUE_GROUP)]
     if denied:
@@ -69,7 +78,7 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     if objs is None:
         return None
     if len(jobs) > 1:
-        raise UserError(f"the -f file holds {len(jobs)} Jobs; the Kueue stage answers for one")
+        raise UserError(f"the -f file holds {len(jobs)} Jobs/JobSets; the Kueue stage answers for one")
     job = jobs[0]
     # The new Workload is created now: after every Workload of the dump (queue order by creation).
     now = max((w.created for w in objs.workloads), default=0.0) + 1.0
@@ -89,9 +98,13 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
         notes.append("The Job stays suspended: no pod is created. Below: what kube-scheduler would do if its pods existed.")
     elif stage.outcome not in (STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_NOT_MANAGED):
         notes.append("Below: what kube-scheduler would do once Kueue admits it.")
-    if stage.workload is not None and stage.workload.pod_sets and stage.workload.pod_sets[0].count > 1:
-        notes.append(f"Kueue's answer is for the whole Job ({stage.workload.pod_sets[0].count} pods, "
-                     "min(parallelism, completions)).")
+    if stage.workload is not None and stage.workload.pod_sets:
+        total = sum(ps.count for ps in stage.workload.pod_sets)
+        if job.get("kind") == "JobSet":
+            each = ", ".join(f"{ps.name} {ps.count}" for ps in stage.workload.pod_sets)
+            notes.append(f"Kueue's answer is for the whole JobSet ({total} pods: {each}; replicas x min(parallelism, completions)).")
+        elif total > 1:
+            notes.append(f"Kueue's answer is for the whole Job ({total} pods, min(parallelism, completions)).")
     wpc = ((job.get("metadata") or {}).get("labels") or {}).get(PRIORITY_CLASS_LABEL)
     if wpc:
         notes.append(f"Kueue orders and preempts by WorkloadPriorityClass {wpc} ({priority}); kube-scheduler uses the "

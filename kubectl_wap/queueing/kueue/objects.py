@@ -318,11 +318,14 @@ def read_local_queue(obj: Mapping[str, Any]) -> LocalQueue:
 
 def pod_requests(spec: Mapping[str, Any], where: str) -> tuple[tuple[str, int], ...]:
     """k8s.io/component-helpers resource.PodRequests (as workload.totalRequestsFromPodSets calls
-    it): the containers' sum, at least each init container's need (restartable init containers,
+    it), after Kueue's limits-as-missing-requests: the containers' sum, at least each init container's need (restartable init containers,
     sidecars, run beside what starts after them), plus the pod overhead."""
 
     def reqs(c: Mapping[str, Any]) -> dict[str, Fraction]:
-        r = (c.get("resources") or {}).get("requests") or {}
+        # workload.UseLimitsAsMissingRequestsInPod (AdjustResources, before the queue manager
+        # reads a Workload): a resource with a limit and no request is requested at its limit.
+        res = c.get("resources") or {}
+        r = {**(res.get("limits") or {}), **(res.get("requests") or {})}
         try:
             return {str(k): parse_quantity(v) for k, v in r.items()}
         except QuantityError as e:

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kubectl_wap.cli import app
-from kubectl_wap.cli.app import demo_args
+from kubectl_wap.cli.options import demo_args
 from kubectl_wap.errors import UserError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -70,3 +70,15 @@ def test_demo_kueue_on_the_command_line() -> None:
     assert r.stdout.splitlines()[0] == FIRST
     bad = subprocess.run([sys.executable, "-m", "kubectl_wap.cli", "pending", "--demo=nope"], capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_completion_reads_the_named_demo() -> None:
+    from kubectl_wap.cli.completion import candidates
+
+    assert {"team-a", "team-b"} <= set(candidates(["pending", "--demo", "kueue", "-n", ""])[0])
+    assert {"team-a", "team-b"} <= set(candidates(["pending", "--snapshot", "@demo-kueue", "-n", ""])[0])
+
+
+def test_pending_prose_of_a_workload_row_has_no_kube_scheduler_preemption_cell() -> None:
+    r = CliRunner().invoke(app, ["pending", "-A", "--snapshot", "@demo-kueue"])
+    assert r.exit_code == 0 and "Preemption: -" not in r.stdout and "team-b/sweep: Kueue: not admitted" in r.stdout

@@ -237,40 +237,6 @@ def _exit_without_teardown(code: object) -> None:
     os._exit(status)
 
 
-def demo_args(args: list[str]) -> list[str]:
-    """`--demo NAME` / `--demo=NAME` as `--snapshot @demo-NAME` (snapshot/io/files.py DEMOS). --demo
-    stays a flag (`whatif --demo podgroup x` keeps working): only a bundled demo's name right after
-    it is taken, and no object of the default demo is named like one. An unknown `--demo=NAME`
-    is one line with the names there are. Nothing after `--` is touched."""
-    from ..snapshot.io.files import DEMOS
-
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            out.extend(args[i:])
-            break
-        if a == "--demo" and i + 1 < len(args) and args[i + 1] in DEMOS:
-            out += ["--snapshot", DEMOS[args[i + 1]]]
-            i += 2
-            continue
-        if a.startswith("--demo="):
-            name = a.split("=", 1)[1]
-            if name not in DEMOS:
-                import difflib
-
-                close = difflib.get_close_matches(name, list(DEMOS), n=1)
-                raise UserError(f"no bundled demo {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
-                                + f"; --demo alone is the default demo, --demo {' | --demo '.join(sorted(DEMOS))} the others")
-            out += ["--snapshot", DEMOS[name]]
-            i += 1
-            continue
-        out.append(a)
-        i += 1
-    return out
-
-
 def _main() -> None:
     # One short-lived process over a large, acyclic object graph (a 150k-pod snapshot): a cyclic
     # garbage collection would rescan all of it again and again while reports are built, for
@@ -281,6 +247,8 @@ def _main() -> None:
     if not isinstance(sys.stdout, QuietPipe):
         sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]
     try:
+        from .options import demo_args
+
         sys.argv[1:] = demo_args(sys.argv[1:])
         rv = app(standalone_mode=False, prog_name="kubectl wap")
         sys.exit(rv if isinstance(rv, int) else 0)

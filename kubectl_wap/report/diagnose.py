@@ -82,7 +82,9 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
     if not wide and not no_headers:
         console.print("Why pending:", highlight=False)
         for r in doc["items"]:
-            text = f"  {r['namespace']}/{r['name']}: {r['reason'].rstrip('.')}. Preemption: {preemption_cell(r['preemption']).rstrip('.')}."
+            text = f"  {r['namespace']}/{r['name']}: {r['reason'].rstrip('.')}."
+            if r.get("stage") != "kueue" or r["kind"] != "Workload":  # Kueue's line says its own preemption
+                text += f" Preemption: {preemption_cell(r['preemption']).rstrip('.')}."
             if r["scaleUp"]:
                 text += f" Add a node: {r['scaleUp']}."
             say(console, text, indent="    ")

@@ -157,3 +157,17 @@ def test_redaction_keeps_kueue_kinds_and_api_version(kind: str) -> None:
     obj = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": kind, "metadata": {"name": "x", "namespace": "n"}}
     out = redact_items([obj], b"k")[0]
     assert out["apiVersion"] == "kueue.x-k8s.io/v1beta2" and out["kind"] == kind and out["metadata"]["name"] != "x"
+
+
+def test_pending_live_names_the_workload_kueue_holds(tmp_path: Path) -> None:
+    """The demo's sweep Workload (tools/make_demo_kueue.py) served live: pending gives it the row it
+    gets on the bundled demo."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from make_demo_kueue import SWEEP
+
+    with FakeApiServer(_objects() + [copy.deepcopy(SWEEP)]) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kubeconfig")
+        live = json.loads(_run(["pending", "-A", "--kubeconfig", str(kc), "-o", "json", "--no-scale-up"]).stdout)["items"]
+    demo = json.loads(_run(["pending", "-A", "--snapshot", "@demo-kueue", "-o", "json", "--no-scale-up"]).stdout)["items"]
+    assert [(r["kind"], r["name"], r["stage"], r["reason"]) for r in live] == [
+        (r["kind"], r["name"], r["stage"], r["reason"]) for r in demo] and live[0]["name"] == "sweep"

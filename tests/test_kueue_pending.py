@@ -86,3 +86,10 @@ def test_text_table_names_kueue(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(path), "--no-scale-up"])
     assert res.exit_code == 0 and "Workload" in res.stdout and "Kueue: not admitted: ClusterQueue team-b-cq" in " ".join(res.stdout.split())
     assert "ignored objects" not in res.output  # Kueue's kinds are read now
+
+
+def test_malformed_kueue_item_kind_is_not_a_python_error(tmp_path: Path) -> None:
+    bad = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": ["Workload"], "metadata": {"name": "x", "namespace": "team-b"}}
+    path = _cluster(tmp_path, [bad])
+    res = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(path), "-o", "json", "--no-scale-up"])
+    assert res.exit_code in (0, 2) and "Traceback" not in res.output and "TypeError" not in res.output, res.output

@@ -40,7 +40,8 @@ def _priority_classes(items: Sequence[Any]) -> tuple[dict[str, int], int | None]
 
 # What the Kueue stage reads of the cluster: Kueue's objects, Namespaces (a ClusterQueue's
 # namespaceSelector) and PriorityClasses (a Job's priority without a WorkloadPriorityClass).
-_CORE_KINDS = frozenset({("v1", "Namespace"), ("scheduling.k8s.io/v1", "PriorityClass")})
+# A tuple, not a set: a malformed item's kind may be a list (unhashable); the loader reports it.
+_CORE_KINDS = (("v1", "Namespace"), ("scheduling.k8s.io/v1", "PriorityClass"))
 
 
 def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:

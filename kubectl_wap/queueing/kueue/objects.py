@@ -483,8 +483,8 @@ def objects_from_items(items: Sequence[Any], fair_sharing: bool = False) -> Kueu
         if api != f"{KUEUE_GROUP}/v1beta2":
             raise KueueInputError(f"{where}: {api} is not read; Kueue v0.17.0 stores and serves {KUEUE_GROUP}/v1beta2 "
                                   "(kubectl get ... -o yaml returns it)")
-        if kind in _KIND_KEYS:
-            case[_KIND_KEYS[str(kind)]].append(o)
+        if isinstance(kind, str) and kind in _KIND_KEYS:  # a list kind (malformed) is the loader's to report
+            case[_KIND_KEYS[kind]].append(o)
     return read_objects(case) if found else None
 
 

@@ -82,7 +82,23 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", False, ()),
     ResourceInfo("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
 )
+# Kueue's API (kueue.x-k8s.io/v1beta2, Kueue v0.17.0's storage version): served only when the
+# server is given Kueue objects (or kueue=True), as only a cluster with Kueue installed serves it.
+KUEUE_RESOURCES: tuple[ResourceInfo, ...] = tuple(
+    ResourceInfo("kueue.x-k8s.io", "v1beta2", plural, singular, kind, namespaced)
+    for plural, singular, kind, namespaced in (
+        ("resourceflavors", "resourceflavor", "ResourceFlavor", False),
+        ("clusterqueues", "clusterqueue", "ClusterQueue", False),
+        ("cohorts", "cohort", "Cohort", False),
+        ("localqueues", "localqueue", "LocalQueue", True),
+        ("workloads", "workload", "Workload", True),
+        ("workloadpriorityclasses", "workloadpriorityclass", "WorkloadPriorityClass", False),
+        ("topologies", "topology", "Topology", False),
+        ("admissionchecks", "admissioncheck", "AdmissionCheck", False),
+    )
+)
 _BY_KIND = {r.kind: r for r in RESOURCES}
+_KUEUE_BY_KIND = {r.kind: r for r in KUEUE_RESOURCES}
 
 _REASONS = {
     400: "BadRequest",
@@ -134,6 +150,7 @@ class FakeApiServer:
         tls: bool | None = None,
         versions: dict[str, tuple[str, ...]] | None = None,
         writable: bool = False,
+        kueue: bool | None = None,
     ) -> None:
         """`versions` serves a resource (by plural) at these API versions instead of its one
         version in RESOURCES, e.g. {"compositepodgroups": ("v1beta1", "v1alpha3")} as 1.38 does.
@@ -150,10 +167,14 @@ class FakeApiServer:
         self.faults: list[Fault] = list(faults)
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._store: dict[str, list[dict]] = {r.plural: [] for r in RESOURCES}
+        self._store: dict[str, list[dict]] = {r.plural: [] for r in RESOURCES + KUEUE_RESOURCES}
+        objects = list(objects)
+        # `kueue`: serve kueue.x-k8s.io (None: when some object is Kueue's)
+        self.kueue = any(str(o.get("apiVersion", "")).startswith("kueue.x-k8s.io/") for o in objects) if kueue is None else kueue
         rv = 1000
         for obj in objects:
-            info = _BY_KIND.get(obj.get("kind", ""))
+            is_kueue = str(obj.get("apiVersion", "")).startswith("kueue.x-k8s.io/")
+            info = (_KUEUE_BY_KIND if is_kueue else _BY_KIND).get(obj.get("kind", ""))
             if info is None:
                 raise ValueError(f"fake apiserver does not serve kind {obj.get('kind')!r}")
             rv += 1
@@ -262,7 +283,7 @@ class FakeApiServer:
 
     def _served(self) -> list[ResourceInfo]:
         out = []
-        for r in RESOURCES:
+        for r in RESOURCES + (KUEUE_RESOURCES if self.kueue else ()):
             if r.plural in self.not_served:
                 continue
             out.extend(dataclasses.replace(r, version=v) for v in self.versions.get(r.plural, (r.version,)))

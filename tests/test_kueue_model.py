@@ -260,3 +260,37 @@ def test_selector_on_a_namespace_missing_from_the_input_says_so() -> None:
     c["namespaces"].append({"metadata": {"name": "team", "labels": {"dep": "eng"}}})
     d = _cycle(c).decision_for("team/a1")
     assert d is not None and d.outcome == ADMITTED
+
+
+# ---- one toleration rule for both stages ----------------------------------------------------------
+
+_TOL_KEYS = st.sampled_from(["", "k", "x"])
+_TOL_VALUES = st.sampled_from(["", "v", "w"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=_TOL_KEYS, op=st.sampled_from(["", "Equal", "Exists", "Gt"]), value=_TOL_VALUES,
+       effect=st.sampled_from(["", "NoSchedule", "NoExecute", "PreferNoSchedule"]),
+       taint_key=st.sampled_from(["k", "x"]), taint_value=_TOL_VALUES,
+       taint_effect=st.sampled_from(["NoSchedule", "NoExecute"]))
+def test_kueue_flavor_taints_and_kube_scheduler_share_the_toleration_rule(
+        key: str, op: str, value: str, effect: str, taint_key: str, taint_value: str, taint_effect: str) -> None:
+    """A flavor's NoSchedule/NoExecute taint is tolerated by a podset exactly when kube-scheduler's
+    TaintToleration would tolerate it on a node (corev1 Toleration.ToleratesTaint, the one rule in
+    model.Toleration.tolerates), so the two stages never disagree about the same toleration."""
+    from kubectl_wap.framework.plugins.selectors import tolerates_taint
+    from kubectl_wap.model import Taint, Toleration
+    from kubectl_wap.queueing.kueue.flavors import _check_flavor
+    from kubectl_wap.queueing.kueue.objects import PodSet, ResourceFlavor
+
+    taint = Taint(taint_key, taint_value, taint_effect)
+    tol = Toleration(key, op, value, effect)
+    fl = ResourceFlavor("f", (), (taint,), ())
+    ps = PodSet("main", 1, (("cpu", 1000),), (), (tol,))
+    kueue_ok = _check_flavor(fl, "f", ps, frozenset()) is None
+    assert kueue_ok == tolerates_taint([tol], taint)
+    # the upstream truth table, spelled out for the common shapes
+    if op == "Exists" and not key and not effect:
+        assert kueue_ok
+    if op == "Gt":
+        assert not kueue_ok  # UPSTREAM-DIFF in model.Toleration.tolerates: alpha operators tolerate nothing

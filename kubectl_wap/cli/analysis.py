@@ -88,7 +88,8 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = src.namespace or _default_namespace(src)
     extra, kind, ns, name = _hypothetical_objects(kind, name, hyp, ns, src.namespace)
-    snap = _load(src, color, extra)
+    kueue_items: list | None = [] if hyp.file and not hyp.no_kueue else None
+    snap = _load(src, color, extra, kueue=kueue_items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     lookup.check_cluster(snap, need_pods=extra is None)
     if extra is None:
@@ -113,10 +114,10 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     if cycles is not None and cycles < 1:
         raise UserError(f"--cycles must be at least 1, not {cycles}")
     queueing = None
-    if hyp.file and src.snapshot and not hyp.no_kueue:  # a Kueue cluster: its admission comes first (kueuestage.py)
+    if kueue_items is not None:  # a Kueue cluster: its admission comes first (kueuestage.py)
         from .kueuestage import apply_evictions, kueue_section
 
-        if (queueing := kueue_section(hyp.file, src.snapshot)) is not None:
+        if (queueing := kueue_section(hyp.file, kueue_items, snap.header.forbidden)) is not None:
             snap = apply_evictions(snap, queueing)
     with step(no_color=color == Color.never) as progress:
         res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}), progress=progress)

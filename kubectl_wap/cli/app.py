@@ -259,6 +259,9 @@ def _main() -> None:
     if not isinstance(sys.stdout, QuietPipe):
         sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]
     try:
+        from .options import demo_args
+
+        sys.argv[1:] = demo_args(sys.argv[1:])
         rv = app(standalone_mode=False, prog_name="kubectl wap")
         sys.exit(rv if isinstance(rv, int) else 0)
     except typer.Exit as e:
@@ -267,6 +270,9 @@ def _main() -> None:
         raise
     except Exception as e:  # click usage errors and anything that escaped
         exc = _click().exceptions
+        if isinstance(e, UserError):  # demo_args: an unknown --demo=NAME
+            _say_error(str(e))
+            sys.exit(2)
         if type(e).__name__ == "NoArgsIsHelpError":
             typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
             sys.exit(0)

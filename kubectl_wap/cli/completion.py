@@ -62,12 +62,15 @@ def _all_values(words: list[str], flag: str) -> tuple[str, ...]:
 def _snapshot(words: list[str]):
     """The model of the --snapshot/--demo on the line, or None (errors are silent here)."""
     try:
-        from ..snapshot.io.files import load_demo, load_snapshot
+        from ..snapshot.io.files import load_demo, load_snapshot, snapshot_path
 
+        from .options import demo_args
+
+        words = demo_args(words)  # --demo kueue: the bundled @demo-kueue
         if "--demo" in words:
             return load_demo()
         path = _value_of(words, "--snapshot", "-s")
-        return load_snapshot(path) if path else None
+        return load_snapshot(snapshot_path(path)) if path else None  # @demo-kueue, @demo-dra: the bundled files
     except Exception:  # noqa: BLE001 - completion never fails loudly
         return None
 

@@ -20,15 +20,18 @@ def _default_namespace(src: Source) -> str:
     return context_namespace(src.kubeconfig, src.context)
 
 
-def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None):
+def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dict | None = None,
+          kueue: list[Any] | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
     filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate).
-    A file read past a second shows its progress on a terminal's stderr (cli/progress.py)."""
+    `kueue`, when given with `extra`, with the raw objects Kueue's stage reads (cli/kueuestage.py),
+    as they stream past: a live read, the demo and a snapshot alike, without reading twice. A file
+    read past a second shows its progress on a terminal's stderr (cli/progress.py)."""
     src.check()
     if not src.snapshot and not src.demo:  # a live read shows its own status line (one rich display at a time)
-        return _loaded(src, color, extra, extras, None)
+        return _loaded(src, color, extra, extras, None, kueue)
     with step(_what(src), "read", no_color=color == Color.never) as file_progress:
-        return _loaded(src, color, extra, extras, file_progress)
+        return _loaded(src, color, extra, extras, file_progress, kueue)
 
 
 def _what(src: Source) -> str:
@@ -38,7 +41,8 @@ def _what(src: Source) -> str:
     return "the demo" if src.demo else os.path.basename(src.snapshot or "")
 
 
-def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | None, file_progress: Any):
+def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | None, file_progress: Any,
+            kueue: list[Any] | None = None):
     from ..snapshot.source import build, raw_source
 
     if not src.snapshot and not src.demo:
@@ -64,6 +68,10 @@ def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | N
     if isinstance(extra, FlagsWork):
         items = list(items)  # a snapshot file streams its items once: read them, then look up the group
         extra.resolve(items)
+    if kueue is not None:
+        from .kueuestage import tap_kueue
+
+        items = tap_kueue(items, kueue)
     objects = list(extra)
     replacement = Replacement(objects)
     snap = build(header, items, objects, keep=replacement.keep)

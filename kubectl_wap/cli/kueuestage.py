@@ -1,5 +1,5 @@
-"""`whatif -f job.yaml --snapshot DUMP` on a Kueue cluster: the Kueue stage before the
-kube-scheduler one. Reads the dump's kueue.x-k8s.io objects and the file's Job, asks the Kueue
+"""`whatif -f job.yaml` on a Kueue cluster (live, a snapshot or a dump): the Kueue stage before the
+kube-scheduler one. Reads the cluster's kueue.x-k8s.io objects and the file's Job, asks the Kueue
 model (queueing/kueue) what its next scheduling cycle does with the Job's Workload, and returns
 the JSON `queueing` section (report/kueue.py) with its one-line wording under "line".
 
@@ -7,7 +7,7 @@ Glue of the command line: the snapshot reads, queueing answers, report words."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,8 +20,8 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_NOT_MANAGED,
     kueue_stage,
 )
-from kubectl_wap.queueing.kueue.jobs import PRIORITY_CLASS_LABEL, job_priority, workload_for_job
-from kubectl_wap.queueing.kueue.objects import objects_from_items, workload_priority_classes
+from kubectl_wap.queueing.kueue.jobs import JOBSET_API, PRIORITY_CLASS_LABEL, QUEUE_LABEL, job_priority, workload_for_job
+from kubectl_wap.queueing.kueue.objects import KUEUE_GROUP, KueueNotModelled, objects_from_items, workload_priority_classes
 from kubectl_wap.report.kueue import kueue_json, kueue_line
 from kubectl_wap.snapshot.io.files import load_items
 
@@ -38,19 +38,48 @@ def _priority_classes(items: Sequence[Any]) -> tuple[dict[str, int], int | None]
     return values, default
 
 
-def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
-    """The Kueue stage for the Job of `manifest` on the cluster of `snapshot`; None when the
-    snapshot holds no Kueue objects or the file no Job (the answer is kube-scheduler's alone)."""
-    _, items = load_items(snapshot, whole=True)
+# What the Kueue stage reads of the cluster: Kueue's objects, Namespaces (a ClusterQueue's
+# namespaceSelector) and PriorityClasses (a Job's priority without a WorkloadPriorityClass).
+# A tuple, not a set: a malformed item's kind may be a list (unhashable); the loader reports it.
+_CORE_KINDS = (("v1", "Namespace"), ("scheduling.k8s.io/v1", "PriorityClass"))
+
+
+def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:
+    """`items` unchanged, keeping in `into` the ones the Kueue stage reads."""
+    for o in items:
+        if type(o) is dict and (str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")
+                                or (o.get("apiVersion"), o.get("kind")) in _CORE_KINDS):
+            into.append(o)
+        yield o
+
+
+def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The Kueue stage for the Job of `manifest` on the cluster whose objects `items` holds
+    (tap_kueue); None when there is no Kueue object or the file no Job (the answer is
+    kube-scheduler's alone). `forbidden`: the capture's forbidden lists; a Kueue list among them
+    is refused in one line (its quota or Workloads would be unknown: a wrong answer)."""
+    _, job_items = load_items(manifest, whole=True)
+    jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") in ("Job", "JobSet")]
+    if not jobs:
+        # Another kind sent to a Kueue queue: Kueue would hold it, and we do not model its
+        # integration yet; answering kube-scheduler's part alone would hide that (--no-kueue does).
+        queued = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") not in (None, "PodGroup", "CompositePodGroup")
+                  and QUEUE_LABEL in ((o.get("metadata") or {}).get("labels") or {})]
+        if queued and any(str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/") for o in items):
+            o = queued[0]
+            raise KueueNotModelled(f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}: Kueue's {o.get('apiVersion')} "
+                                   f"{o.get('kind')} integration is not modelled yet (batch/v1 Job and {JOBSET_API} JobSet are); "
+                                   "--no-kueue answers kube-scheduler's part alone")
+        return None
+    denied = [r for r in forbidden if r.endswith("." + KUEUE_GROUP)]
+    if denied:
+        raise UserError(f"cannot answer Kueue's admission stage: forbidden to list {', '.join(denied)} (kubectl-wap needs "
+                        "get/list on them, see deploy/rbac-readonly.yaml); --no-kueue answers kube-scheduler's part alone")
     objs = objects_from_items(items)
     if objs is None:
         return None
-    _, job_items = load_items(manifest, whole=True)
-    jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") == "Job"]
-    if not jobs:
-        return None
     if len(jobs) > 1:
-        raise UserError(f"the -f file holds {len(jobs)} Jobs; the Kueue stage answers for one")
+        raise UserError(f"the -f file holds {len(jobs)} Jobs/JobSets; the Kueue stage answers for one")
     job = jobs[0]
     # The new Workload is created now: after every Workload of the dump (queue order by creation).
     now = max((w.created for w in objs.workloads), default=0.0) + 1.0
@@ -70,9 +99,13 @@ def kueue_section(manifest: str, snapshot: str) -> dict[str, Any] | None:
         notes.append("The Job stays suspended: no pod is created. Below: what kube-scheduler would do if its pods existed.")
     elif stage.outcome not in (STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_NOT_MANAGED):
         notes.append("Below: what kube-scheduler would do once Kueue admits it.")
-    if stage.workload is not None and stage.workload.pod_sets and stage.workload.pod_sets[0].count > 1:
-        notes.append(f"Kueue's answer is for the whole Job ({stage.workload.pod_sets[0].count} pods, "
-                     "min(parallelism, completions)).")
+    if stage.workload is not None and stage.workload.pod_sets:
+        total = sum(ps.count for ps in stage.workload.pod_sets)
+        if job.get("kind") == "JobSet":
+            each = ", ".join(f"{ps.name} {ps.count}" for ps in stage.workload.pod_sets)
+            notes.append(f"Kueue's answer is for the whole JobSet ({total} pods: {each}; replicas x min(parallelism, completions)).")
+        elif total > 1:
+            notes.append(f"Kueue's answer is for the whole Job ({total} pods, min(parallelism, completions)).")
     wpc = ((job.get("metadata") or {}).get("labels") or {}).get(PRIORITY_CLASS_LABEL)
     if wpc:
         notes.append(f"Kueue orders and preempts by WorkloadPriorityClass {wpc} ({priority}); kube-scheduler uses the "

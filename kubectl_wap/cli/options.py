@@ -79,7 +79,7 @@ class Source(Connection):
     """Where the cluster state comes from, and the object's namespace."""
 
     snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
-    demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster.")] = False
+    demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster. --demo kueue: the Kueue demo (whatif -f docs/examples/kueue-job.yaml); --demo dra: the DRA demo.")] = False
     kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
     context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
     namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
@@ -183,3 +183,37 @@ def _ordered(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     pos = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
     kw = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
     return pos + kw
+
+
+def demo_args(args: list[str]) -> list[str]:
+    """`--demo NAME` / `--demo=NAME` as `--snapshot @demo-NAME` (snapshot/io/files.py DEMOS). --demo
+    stays a flag (`whatif --demo podgroup x` keeps working): only a bundled demo's name right after
+    it is taken, and no object of the default demo is named like one. An unknown `--demo=NAME`
+    is one line with the names there are. Nothing after `--` is touched."""
+    from ..snapshot.io.files import DEMOS
+
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out.extend(args[i:])
+            break
+        if a == "--demo" and i + 1 < len(args) and args[i + 1] in DEMOS:
+            out += ["--snapshot", DEMOS[args[i + 1]]]
+            i += 2
+            continue
+        if a.startswith("--demo="):
+            name = a.split("=", 1)[1]
+            if name not in DEMOS:
+                import difflib
+
+                close = difflib.get_close_matches(name, list(DEMOS), n=1)
+                raise UserError(f"no bundled demo {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
+                                + f"; --demo alone is the default demo, --demo {' | --demo '.join(sorted(DEMOS))} the others")
+            out += ["--snapshot", DEMOS[name]]
+            i += 1
+            continue
+        out.append(a)
+        i += 1
+    return out

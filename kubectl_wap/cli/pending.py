@@ -88,27 +88,60 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
     versions = _compare_versions(compare_versions, src.scheduler_version, src.feature_gates)
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = None if all_namespaces else (src.namespace or _default_namespace(src))
-    snap, claims = _pending_state(src, color)
+    kueue: list[Any] = []
+    snap, claims = _pending_state(src, color, kueue)
     if versions:
         return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+    objs = _kueue_objects(kueue, snap)
     with step(no_color=color == Color.never) as progress:
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims,
-                   progress)
+                   progress, kueue=objs)
     t.warnings.extend(snap.warnings)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))
     return doc, False
 
 
-def _pending_state(src: Source, color: Color) -> tuple[Any, Any]:
-    """The model and the claims' blockers (PVCs read too) that pending and metrics triage."""
+def _pending_state(src: Source, color: Color, kueue: list[Any] | None = None) -> tuple[Any, Any]:
+    """The model and the claims' blockers (PVCs read too) that pending and metrics triage;
+    `kueue`, when given, gets the raw objects Kueue's stage reads (kueuestage.tap_kueue)."""
     from ..snapshot.decode.evidence import claim_blockers
     from ..snapshot.source import build
 
     header, items = _raw_items(src, color, pvcs=True)
     claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
+    if kueue is not None:
+        kueue.extend(_kueue_raw(items))
     return build(header, items), claims
+
+
+def _kueue_raw(items: list[Any]) -> list[Any]:
+    from .kueuestage import tap_kueue
+
+    out: list[Any] = []
+    for _ in tap_kueue(items, out):
+        pass
+    return out
+
+
+def _kueue_objects(raw: list[Any], snap: Any) -> Any:
+    """The cluster's Kueue objects for pending's Workload rows, or None (no Kueue object). One
+    that needs what the model does not read (fair sharing, admission checks, ...) or a forbidden
+    Kueue list becomes a warning: the pods' rows still stand."""
+    from ..errors import UserError
+    from ..queueing.kueue.objects import KUEUE_GROUP, objects_from_items
+
+    denied = [r for r in snap.header.forbidden if r.endswith("." + KUEUE_GROUP)]
+    try:
+        objs = objects_from_items(raw)
+    except UserError as e:
+        snap.warnings.append(f"Workloads Kueue has not admitted are not listed: {e}")
+        return None
+    if objs is not None and denied:
+        snap.warnings.append(f"Workloads Kueue has not admitted are not listed: forbidden to list {', '.join(denied)}")
+        return None
+    return objs
 
 
 def _scale_up(snap: Any, scale_up: bool, node_templates: str | None) -> Any:

@@ -13,7 +13,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from ..preemption.result import INVALID, NO_PREEMPTION_NEEDED, NOT_ELIGIBLE, PRE
 from ..preemption.workload import preempt_for_group
 from ..quantity import format_amount
 from .holds import holds_of
+
+if TYPE_CHECKING:
+    from ..queueing.kueue.objects import KueueObjects
 
 # Outcome words for the PREEMPTION column.
 HELPS, NO_HELP, NOT_NEEDED, NOT_ALLOWED, NOT_ASKED = "yes", "no", "not needed", "not allowed", "-"
@@ -56,6 +59,12 @@ class PendingRow:
     scale_up: str = ""  # template name(s) one added node of which would make it schedulable, "no", or ""
     notes: tuple[str, ...] = ()
     victims: tuple[str, ...] = ()  # the victim pods (namespace/name, sorted) when preemption helps
+    # Which stage holds it: "kueue" (a Workload Kueue has not admitted: its job is suspended, no
+    # pod exists; or pods behind Kueue's gate), "kube-scheduler", or "other" (another queue
+    # manager or scheduler, scheduling gates). `queueing`: Kueue's record for
+    # a Workload row (queueing/kueue/answer.py KueueStage), worded by report/.
+    stage: str = "kube-scheduler"
+    queueing: Any = None
 
 
 @dataclass(slots=True)
@@ -237,9 +246,12 @@ def triage(
     scale_up: "ScaleUp | None" = None,
     claims: dict[tuple[str, str], list[str]] | None = None,
     progress: Callable[[str, int, int | None], None] | None = None,
+    kueue: "KueueObjects | None" = None,
 ) -> Triage:
     """Every pending row's diagnosis. `progress` hears the state's build (framework/buildstate.py),
-    then ("rows", rows done, rows) before each row."""
+    then ("rows", rows done, rows) before each row. `kueue`: the cluster's Kueue objects, when it
+    has some: each Workload not admitted (its job suspended, so no pod and no other row) gets a row
+    saying why Kueue holds it."""
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     state = build_state(snap, progress=progress)
@@ -252,10 +264,29 @@ def triage(
         if progress is not None:
             progress("rows", n, len(rows))
         out.rows.append(_row(snap, gates, index, sched, pgs, root, pods, scale_up, claims))
+    if kueue is not None and not selector:  # -l selects pods by label; a suspended job has none
+        out.rows.extend(_kueue_rows(kueue, namespace, out.now))
     out.rows.sort(key=lambda r: (-r.priority, r.created if r.created is not None else float("inf"), r.namespace, r.name))
     if scale_up is not None:
         out.templates = scale_up.names()
     return out
+
+
+def _kueue_rows(objs: "KueueObjects", namespace: str | None, now: float) -> list[PendingRow]:
+    """One row per Workload Kueue has not admitted (answer.pending_stages: its next cycle), in
+    `namespace` (None: all). Its pods do not exist yet: pendingPods counts those its podsets ask."""
+    from ..queueing.kueue.answer import pending_stages
+
+    rows = []
+    for st in pending_stages(objs, now):
+        wl = st.workload
+        if wl is None or (namespace and wl.namespace != namespace):
+            continue
+        rows.append(PendingRow(kind="Workload", namespace=wl.namespace, name=wl.name, priority=wl.priority,
+                               pending_pods=sum(ps.count for ps in wl.pod_sets), created=wl.created or None,
+                               reason="held by Kueue", upstream="", stage="kueue", queueing=st,
+                               notes=("its job is suspended until Kueue admits it: no pod exists yet",)))
+    return rows
 
 
 def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs: PodGroupScheduler,
@@ -295,7 +326,10 @@ def _row(snap: Snapshot, gates: Gates, index: GroupIndex, sched: Scheduler, pgs:
         notes.append("uses PersistentVolumeClaims: their binding is not in the snapshot and not checked")
     common = dict(kind=kind, namespace=ns, name=name, priority=prio, pending_pods=len(pods), created=created, notes=tuple(notes))
     if blockers:
-        return PendingRow(reason=blockers[0], upstream="", blockers=tuple(blockers), **common)
+        first = blockers[0]
+        stage = ("kueue" if first.startswith("held by Kueue") else "other"
+                 if first.startswith(("held by", "schedulerName")) or "schedulingGates" in first else "kube-scheduler")
+        return PendingRow(reason=blockers[0], upstream="", blockers=tuple(blockers), stage=stage, **common)
 
     res = preempt_for_pod(snap, sched, index, pods[0], gates.generic_workload, gates.profile) if root is None else preempt_for_group(
         snap, sched, index, root, gates.pod_group_preemption_policy, gates.generic_workload, True,

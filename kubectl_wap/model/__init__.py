@@ -52,6 +52,23 @@ class Toleration:
     value: str = ""
     effect: str = ""  # empty matches every effect
 
+    def tolerates(self, taint: Taint) -> bool:
+        """k8s.io/api core/v1 Toleration.ToleratesTaint, the one rule for kube-scheduler's
+        TaintToleration (framework/plugins/selectors.py) and Kueue's flavor taints
+        (queueing/kueue/flavors.py: corev1helpers.TolerationsTolerateTaint in
+        flavorassigner.checkFlavorForPodSets): an empty effect matches every effect, an empty key
+        every key (with Exists), Exists ignores the value, Equal (or empty) compares it.
+        UPSTREAM-DIFF: the alpha Gt/Lt toleration operators (TaintTolerationComparisonOperators,
+        off by default) are not supported; such tolerations tolerate nothing, as with the gate off."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        op = self.operator
+        if op == "" or op == "Equal":
+            return self.value == taint.value
+        return op == "Exists"
+
 
 @dataclass(slots=True, frozen=True)
 class LabelSelector:

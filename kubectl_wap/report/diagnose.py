@@ -33,8 +33,13 @@ def pending_document(t: Any, source: str = "", namespace: str | None = None) -> 
             "reason": r.reason, "upstreamReason": r.upstream or None, "blockers": list(r.blockers),
             "preemption": {"helps": r.preemption, "victimPods": r.victim_pods, "victimUnits": r.victim_units,
                            "outcome": r.outcome or None, "why": r.preemption_why or None, "victims": list(r.victims)},
-            "scaleUp": r.scale_up or None, "notes": list(r.notes),
+            "scaleUp": r.scale_up or None, "notes": list(r.notes), "stage": r.stage,
         })
+        if r.queueing is not None:  # a Workload Kueue holds: its line and its `queueing` section (report/kueue.py)
+            from .kueue import kueue_hold_line, kueue_json
+
+            rows[-1]["reason"] = kueue_hold_line(r.queueing)
+            rows[-1]["queueing"] = kueue_json(r.queueing)
     return {"apiVersion": API_VERSION, "kind": "PendingReport", "source": source, "namespace": namespace, "now": _iso(t.now),
             "nodeTemplates": t.templates, "items": rows, "warnings": list(t.warnings)}
 
@@ -81,7 +86,9 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
     if not wide and not no_headers:
         console.print("Why pending:", highlight=False)
         for r in doc["items"]:
-            text = f"  {r['namespace']}/{r['name']}: {r['reason'].rstrip('.')}. Preemption: {preemption_cell(r['preemption']).rstrip('.')}."
+            text = f"  {r['namespace']}/{r['name']}: {r['reason'].rstrip('.')}."
+            if r.get("stage") != "kueue" or r["kind"] != "Workload":  # Kueue's line says its own preemption
+                text += f" Preemption: {preemption_cell(r['preemption']).rstrip('.')}."
             if r["scaleUp"]:
                 text += f" Add a node: {r['scaleUp']}."
             say(console, text, indent="    ")

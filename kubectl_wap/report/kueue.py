@@ -81,6 +81,15 @@ def kueue_line(stage: KueueStage) -> str:
     return f"Kueue: not admitted: {stage.message}"
 
 
+def kueue_hold_line(stage: KueueStage) -> str:
+    """`pending`'s reason for a Workload Kueue has not admitted (its job suspended): what Kueue's
+    next cycle does with it, in kueue_line's words."""
+    line = kueue_line(stage)
+    if stage.outcome == STAGE_ADMITTED:
+        line += " in its next cycle (no quota reserved yet when the cluster was read)"
+    return line
+
+
 def kueue_steps(stage: KueueStage) -> list[str]:
     """Kueue's steps for `explain`, in the order of its scheduling cycle (scheduler.go schedule)."""
     if stage.workload is None:

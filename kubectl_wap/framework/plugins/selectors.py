@@ -265,27 +265,10 @@ def node_matches_pod_node_affinity(pod: Pod, node: Node) -> bool:
 # ---- taints and tolerations ------------------------------------------------------------------
 
 
-def toleration_tolerates_taint(tol: Toleration, taint: Taint) -> bool:
-    """v1.Toleration.ToleratesTaint: empty effect matches every effect, empty key matches every key
-    (with Exists), operator Exists ignores the value, Equal (or empty) compares the value.
-    UPSTREAM-DIFF: the alpha Gt/Lt toleration operators (TaintTolerationComparisonOperators,
-    off by default) are not supported; such tolerations tolerate nothing, as with the gate off."""
-    if tol.effect and tol.effect != taint.effect:
-        return False
-    if tol.key and tol.key != taint.key:
-        return False
-    op = tol.operator
-    if op == "" or op == "Equal":
-        return tol.value == taint.value
-    if op == "Exists":
-        return True
-    return False
-
-
 def tolerates_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
     """v1helper.TolerationsTolerateTaint: any toleration tolerates the taint."""
     for tol in tolerations:
-        if toleration_tolerates_taint(tol, taint):
+        if tol.tolerates(taint):  # model Toleration.tolerates: the rule Kueue's flavors share
             return True
     return False
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from kubectl_wap.queueing.kueue.cycle import (
     ADMITTED,
     PREEMPTING,
+    CycleResult,
     Decision,
     queue_order_key,
     active_cluster_queues,
@@ -46,6 +47,35 @@ def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: 
     if wl is None:
         return KueueStage(None, STAGE_NOT_MANAGED, None, None, None, None, (), (),
                           f"no kueue.x-k8s.io/queue-name label and no LocalQueue \"default\" in namespace {namespace}")
+    refused = _queue_refusal(objs, wl)
+    if refused is not None:
+        return refused
+    with_wl = replace(objs, workloads=(*objs.workloads, wl))
+    return _from_cycle(with_wl, wl, schedule_cycle(with_wl, now))
+
+
+STAGE_INACTIVE = "inactive"  # spec.active false: Kueue does not queue it (a deactivated Workload)
+
+
+def pending_stages(objs: KueueObjects, now: float) -> list[KueueStage]:
+    """What Kueue's next scheduling cycle does with each Workload of the cluster that does not
+    hold a quota reservation (its job stays suspended: no pod exists): one cycle for all, as
+    Kueue runs it (`pending` names the stage that holds each such job)."""
+    result = schedule_cycle(objs, now)
+    out = []
+    for wl in objs.workloads:
+        if wl.admission is not None or wl.finished:
+            continue
+        if not wl.active:
+            out.append(KueueStage(wl, STAGE_INACTIVE, f"{wl.namespace}/{wl.queue_name}", None, None, None, (), (),
+                                  "deactivated (spec.active is false): Kueue does not queue it"))
+            continue
+        out.append(_queue_refusal(objs, wl) or _from_cycle(objs, wl, result))
+    return out
+
+
+def _queue_refusal(objs: KueueObjects, wl: Workload) -> KueueStage | None:
+    """Its LocalQueue or ClusterQueue missing, stopped or inactive: Kueue never nominates it."""
     lq_key = f"{wl.namespace}/{wl.queue_name}"
     lq = objs.local_queues.get(lq_key)
     if lq is None:
@@ -57,12 +87,17 @@ def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: 
     if lq.stopped or lq.cluster_queue not in active_cluster_queues(objs):
         return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (),
                           f"{'LocalQueue ' + lq_key if lq.stopped else 'ClusterQueue ' + cq.name} is stopped or inactive")
-    with_wl = replace(objs, workloads=(*objs.workloads, wl))
-    result = schedule_cycle(with_wl, now)
+    return None
+
+
+def _from_cycle(objs: KueueObjects, wl: Workload, result: CycleResult) -> KueueStage:
+    """The stage of pending `wl` (one of objs' Workloads, its queues checked) after `result`."""
+    lq_key = f"{wl.namespace}/{wl.queue_name}"
+    cq = objs.cluster_queues[objs.local_queues[lq_key].cluster_queue]
     d = result.decision_for(wl.key)
     if d is None:
-        ahead = tuple(sorted((p for p in with_wl.workloads if p.admission is None and p.key != wl.key
-                              and p.namespace + "/" + p.queue_name in objs.local_queues
+        ahead = tuple(sorted((p for p in objs.workloads if p.admission is None and p.key != wl.key and p.active
+                              and not p.finished and p.namespace + "/" + p.queue_name in objs.local_queues
                               and objs.local_queues[p.namespace + "/" + p.queue_name].cluster_queue == cq.name
                               and queue_order_key(p) < queue_order_key(wl)), key=queue_order_key))
         return KueueStage(wl, STAGE_QUEUED, lq_key, cq.name, cq.cohort, None, (), ahead,
@@ -70,7 +105,7 @@ def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: 
     if d.outcome not in (ADMITTED, PREEMPTING):
         return KueueStage(wl, STAGE_NOT_ADMITTED, lq_key, cq.name, cq.cohort, d, (), (), d.message)
     assert d.assignment is not None
-    snap = Snapshot(objs)
+    snap = Snapshot(objs)  # the quota of admitted Workloads only: a pending one holds none
     snap.simulate_removal(t.workload for t in d.targets)
     node = snap.cluster_queues[cq.name]
     over = tuple(sorted((fr, node.usage.get(fr, 0) + q - node.nominal(fr)) for fr, q in d.assignment.usage.items()

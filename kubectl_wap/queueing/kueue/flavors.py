@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from kubectl_wap.model import Toleration
 from kubectl_wap.quantity import format_amount
 from kubectl_wap.queueing.kueue.objects import (
     PREEMPTION_OVER_BORROWING,
@@ -119,18 +118,6 @@ class Assignment:
         return out
 
 
-def _tolerates(t: Toleration, key: str, value: str, effect: str) -> bool:
-    """corev1 Toleration.ToleratesTaint: the rule of framework/plugins/selectors.py
-    toleration_tolerates_taint, which this layer may not import (it stands below the framework)."""
-    if t.effect and t.effect != effect:
-        return False
-    if t.key and t.key != key:
-        return False
-    if t.operator == "Exists":
-        return True
-    return t.operator in ("", "Equal") and t.value == value
-
-
 def _check_flavor(flavor: ResourceFlavor | None, name: str, ps: PodSet, label_keys: frozenset[str]) -> str | None:
     """checkFlavorForPodSets: the flavor's taints tolerated (NoSchedule/NoExecute), the podset's
     node selector (on the keys the group's flavors label) matched by the flavor's node labels."""
@@ -140,7 +127,7 @@ def _check_flavor(flavor: ResourceFlavor | None, name: str, ps: PodSet, label_ke
     for taint in flavor.node_taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
-        if not any(_tolerates(t, taint.key, taint.value, taint.effect) for t in tolerations):
+        if not any(t.tolerates(taint) for t in tolerations):  # model Toleration.tolerates (ToleratesTaint)
             shown = f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
             return f"untolerated taint {shown} in flavor {name}"
     labels = dict(flavor.node_labels)

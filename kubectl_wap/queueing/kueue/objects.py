@@ -318,11 +318,14 @@ def read_local_queue(obj: Mapping[str, Any]) -> LocalQueue:
 
 def pod_requests(spec: Mapping[str, Any], where: str) -> tuple[tuple[str, int], ...]:
     """k8s.io/component-helpers resource.PodRequests (as workload.totalRequestsFromPodSets calls
-    it): the containers' sum, at least each init container's need (restartable init containers,
+    it), after Kueue's limits-as-missing-requests: the containers' sum, at least each init container's need (restartable init containers,
     sidecars, run beside what starts after them), plus the pod overhead."""
 
     def reqs(c: Mapping[str, Any]) -> dict[str, Fraction]:
-        r = (c.get("resources") or {}).get("requests") or {}
+        # workload.UseLimitsAsMissingRequestsInPod (AdjustResources, before the queue manager
+        # reads a Workload): a resource with a limit and no request is requested at its limit.
+        res = c.get("resources") or {}
+        r = {**(res.get("limits") or {}), **(res.get("requests") or {})}
         try:
             return {str(k): parse_quantity(v) for k, v in r.items()}
         except QuantityError as e:
@@ -480,8 +483,8 @@ def objects_from_items(items: Sequence[Any], fair_sharing: bool = False) -> Kueu
         if api != f"{KUEUE_GROUP}/v1beta2":
             raise KueueInputError(f"{where}: {api} is not read; Kueue v0.17.0 stores and serves {KUEUE_GROUP}/v1beta2 "
                                   "(kubectl get ... -o yaml returns it)")
-        if kind in _KIND_KEYS:
-            case[_KIND_KEYS[str(kind)]].append(o)
+        if isinstance(kind, str) and kind in _KIND_KEYS:  # a list kind (malformed) is the loader's to report
+            case[_KIND_KEYS[kind]].append(o)
     return read_objects(case) if found else None
 
 

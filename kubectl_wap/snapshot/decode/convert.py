@@ -677,8 +677,11 @@ _CONVERTERS = {
 # Kinds a `kubectl get ... -o yaml` dump may carry that the scheduler does not read.
 IGNORED_KINDS = {"Workload", "Service", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "ConfigMap", "Event",
                  "VolumeAttachment", "CSIDriver",
-                 "RuntimeClass", "LimitRange"}  # Event: read by `why-preempted` from the raw items; RuntimeClass,
-# LimitRange: by create-time admission of hypothetical pods (podadmission.py, via source.build)
+                 "RuntimeClass", "LimitRange",  # Event: read by `why-preempted` from the raw items; RuntimeClass,
+                 # LimitRange: by create-time admission of hypothetical pods (podadmission.py, via source.build);
+                 # Kueue's kinds: by its admission stage (cli/kueuestage.py) and pending (issue 35)
+                 "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass", "Topology",
+                 "AdmissionCheck"}
 
 
 # The storage kinds (PVC, PV, StorageClass, CSINode) live in their own module.

@@ -96,14 +96,30 @@ def resolve(specs: Iterable[Any], get: Callable[[str], _Response]) -> tuple[list
     """Every spec at the version to list it at (one discovery per group), and the warnings."""
     cache: dict[str, Served | None] = {}
     out, warnings = [], []
+    unread: dict[str, set[str]] = {}  # if_served groups served only at versions we do not read
     for spec in specs:
         if not spec.versions:  # a resource read at its one version: no discovery needed
             out.append(spec)
             continue
         if spec.group not in cache:
             cache[spec.group] = discover(get, spec.group)
-        chosen, warn = choose(spec, cache[spec.group])
+        served = cache[spec.group]
+        if getattr(spec, "if_served", False):
+            # An add-on's API (Kueue): listed only when served at a version we read; absent (or
+            # discovery unreadable), nothing is said; served elsewhere, one line for the group.
+            serving = served.versions_of(spec.plural) if served is not None else []
+            if not serving:
+                continue
+            if not any(v in spec.versions for v in serving):
+                unread.setdefault(spec.group, set()).update(serving)
+                continue
+        chosen, warn = choose(spec, served)
         out.append(chosen)
         if warn:
             warnings.append(warn)
+    for group, versions in unread.items():
+        wanted = sorted({v for s in specs if s.group == group for v in s.versions}, key=version_priority)
+        warnings.append(f"{group} is served only at {', '.join(f'{group}/{v}' for v in sorted(versions, key=version_priority))}, "
+                        f"which kubectl-wap does not read (it reads {', '.join(f'{group}/{v}' for v in wanted)}): its "
+                        "objects are not captured")
     return out, warnings

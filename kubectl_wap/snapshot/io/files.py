@@ -503,7 +503,11 @@ DEMO_MISSING = "the bundled demo snapshot is missing from this installation"
 # Further bundled clusters, named on --snapshot with a leading "@" (no file name starts with it in
 # practice; ./@x still reads a file): @demo-dra is the Dynamic Resource Allocation demo (issue 15,
 # tools/make_demo_dra.py).
-BUNDLED = {"@demo-dra": DEMO_PATH.parent / "demo-dra-snapshot.json"}
+# @demo-kueue is the Kueue demo (issue 35, tools/make_demo_kueue.py; `--demo kueue` reads it too).
+BUNDLED = {"@demo-dra": DEMO_PATH.parent / "demo-dra-snapshot.json",
+           "@demo-kueue": DEMO_PATH.parent / "demo-kueue-snapshot.json"}
+# `--demo NAME`: the bundled clusters by their short name (cli/app.py demo_args).
+DEMOS = {name.removeprefix("@demo-"): name for name in BUNDLED}
 
 
 def snapshot_path(name: str) -> Path:

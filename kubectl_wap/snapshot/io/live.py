@@ -52,6 +52,10 @@ class ResourceSpec:
     # The versions whose object shape we read, most stable first: the resource is listed at the
     # first the server serves (discovery.py). Empty: only `version`, no discovery.
     versions: tuple[str, ...] = ()
+    # Listed only when discovery says the server serves it (an add-on's API, e.g. Kueue's): a
+    # cluster without the add-on gets no warning, one that serves it only at a version we do not
+    # read gets one line for the group (discovery.resolve).
+    if_served: bool = False
 
     def path(self, namespace: str | None) -> str:
         root = "/api/v1" if not self.group else f"/apis/{self.group}/{self.version}"
@@ -158,6 +162,23 @@ ADMISSION_RESOURCES: tuple[ResourceSpec, ...] = (
 )
 RESOURCES = RESOURCES + STORAGE_RESOURCES + ADMISSION_RESOURCES
 
+# Kueue (issue 35): read when the kueue.x-k8s.io API is served, at v1beta2, the storage version of
+# Kueue v0.17.0 (queueing/kueue/objects.py reads that shape; v1beta1 has other fields, e.g. a
+# ClusterQueue's cohort). What admission needs: quotas, queues, Workloads with their admission and
+# conditions, priorities; Topologies and AdmissionChecks by name and state (the model refuses them).
+_KUEUE = "kueue.x-k8s.io"
+_KUEUE_EFFECT = "Kueue's admission stage cannot be answered (whatif -f on this cluster refuses it; --no-kueue leaves it out)"
+KUEUE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
+    ResourceSpec(f"{plural}.{_KUEUE}", _KUEUE, "v1beta2", plural, kind, namespaced, False,
+                 f"{kind}s are unknown, so {_KUEUE_EFFECT}", ("v1beta2",), if_served=True)
+    for plural, kind, namespaced in (
+        ("resourceflavors", "ResourceFlavor", False), ("clusterqueues", "ClusterQueue", False),
+        ("cohorts", "Cohort", False), ("localqueues", "LocalQueue", True), ("workloads", "Workload", True),
+        ("workloadpriorityclasses", "WorkloadPriorityClass", False), ("topologies", "Topology", False),
+        ("admissionchecks", "AdmissionCheck", False),
+    )
+)
+
 # Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
 EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
 
@@ -223,7 +244,7 @@ def read_cluster(
         if namespace:
             header["namespace"] = namespace
         items: list[dict] = []
-        specs, warnings = resolve(RESOURCES, client.get)
+        specs, warnings = resolve(RESOURCES + KUEUE_RESOURCES, client.get)
         header["warnings"].extend(warnings)
         for spec in specs:
             _list_resource(client, spec, namespace, items, header, progress)

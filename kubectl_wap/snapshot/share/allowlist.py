@@ -229,6 +229,83 @@ LIMIT_RANGE = {**HEAD, "metadata": META, "spec": {"limits": L({
     "type": frozenset({"Container", "Pod", "PersistentVolumeClaim"}), "max": RES, "min": RES, "default": RES,
     "defaultRequest": RES, "maxLimitRequestRatio": RES})}}
 
+# Kueue (kueue.x-k8s.io/v1beta2, issue 35): what queueing/kueue/objects.py reads for admission, and
+# what it refuses on (a flavor's topologyName, a ClusterQueue's admission checks, a podset's
+# topologyRequest or minCount, the priority-boost annotation), so a stripped or redacted capture
+# gives the same answer or the same refusal. ClusterQueue, Cohort, flavor, LocalQueue, queue and
+# WorkloadPriorityClass names are identifiers (hashed alike, so every reference still matches);
+# flavors' node labels and taints are labels and taints, like the nodes'.
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_API_VERSIONS = frozenset({f"{KUEUE_GROUP}/v1beta2"})
+KUEUE_KINDS = frozenset({"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "Workload", "WorkloadPriorityClass",
+                         "Topology", "AdmissionCheck"})
+_KHEAD = {"apiVersion": KUEUE_API_VERSIONS, "kind": KUEUE_KINDS}
+_KPOLICY = frozenset({"Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any"})
+_KQUOTAS = L({"coveredResources": L("resname"), "flavors": L({"name": "id", "resources": L({
+    "name": "resname", "nominalQuota": "qty", "borrowingLimit": "qty", "lendingLimit": "qty"})})})
+_KFAIR = {"weight": "qty"}
+_KSTATUS = frozenset({"True", "False", "Unknown"})
+# A Workload's podset template: what Kueue's quota and flavor assignment read (pod_requests, node
+# selector, tolerations, the refused required node affinity and resource claims). Limits are kept:
+# Kueue takes them as missing requests (workload.UseLimitsAsMissingRequestsInPod).
+_KCONTAINER = dict(CONTAINER, resources={"requests": RES, "limits": RES, "claims": CLAIMS})
+_KPOD_SPEC = {
+    "containers": L(_KCONTAINER), "initContainers": L(_KCONTAINER), "overhead": RES, "nodeSelector": LABELS,
+    "tolerations": L(TOLERATION), "affinity": AFFINITY, "priorityClassName": "pc", "priority": "int",
+    "resourceClaims": POD["spec"]["resourceClaims"],
+}
+# Workloads are owned by their job (Kueue's integrations); apply_evictions reads a Job owner.
+_KOWNER_KINDS = OWNER_KINDS | {"Pod", "JobSet", "RayJob", "RayCluster", "MPIJob", "PyTorchJob", "TFJob", "TrainJob",
+                               "LeaderWorkerSet", "AppWrapper", "Deployment"}
+RESOURCE_FLAVOR = {**_KHEAD, "metadata": META, "spec": {
+    "nodeLabels": LABELS, "nodeTaints": L(TAINT), "tolerations": L(TOLERATION), "topologyName": "id"}}
+CLUSTER_QUEUE = {**_KHEAD, "metadata": META, "spec": {
+    "cohortName": "id", "namespaceSelector": SELECTOR, "queueingStrategy": frozenset({"BestEffortFIFO", "StrictFIFO"}),
+    "stopPolicy": frozenset({"None", "Hold", "HoldAndDrain"}), "resourceGroups": _KQUOTAS,
+    "preemption": {"withinClusterQueue": _KPOLICY, "reclaimWithinCohort": _KPOLICY,
+                   "borrowWithinCohort": {"policy": _KPOLICY, "maxPriorityThreshold": "int"}},
+    "flavorFungibility": {"whenCanBorrow": frozenset({"MayStopSearch", "TryNextFlavor", "Borrow"}),
+                          "whenCanPreempt": frozenset({"MayStopSearch", "TryNextFlavor", "Preempt"}),
+                          "preference": frozenset({"BorrowingOverPreemption", "PreemptionOverBorrowing"})},
+    "admissionChecks": L("id"),
+    "admissionChecksStrategy": {"admissionChecks": L({"name": "id", "onFlavors": L("id")})},
+    "admissionScope": {"admissionMode": frozenset({"UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"})},
+    "fairSharing": _KFAIR}}
+COHORT = {**_KHEAD, "metadata": META, "spec": {"parentName": "id", "resourceGroups": _KQUOTAS, "fairSharing": _KFAIR}}
+LOCAL_QUEUE = {**_KHEAD, "metadata": META, "spec": {"clusterQueue": "id",
+                                                    "stopPolicy": frozenset({"None", "Hold", "HoldAndDrain"})}}
+WORKLOAD_PRIORITY_CLASS = {**_KHEAD, "metadata": META, "value": "int"}
+WORKLOAD = {
+    **_KHEAD,
+    "metadata": dict(META, ownerReferences=L({"kind": _KOWNER_KINDS, "name": "id", "controller": "bool"}),
+                     annotations={"kueue.x-k8s.io/priority-boost": "lval"}),
+    "spec": {
+        "queueName": "id", "priority": "int", "active": "bool",
+        "priorityClassRef": {"group": "domain", "kind": frozenset({"WorkloadPriorityClass", "PriorityClass"}), "name": "pc"},
+        "podSets": L({"name": "id", "count": "int", "minCount": "int", "template": {"spec": _KPOD_SPEC},
+                      "topologyRequest": {"required": "lkey", "preferred": "lkey", "unconstrained": "bool",
+                                          "podIndexLabel": "lkey", "subGroupIndexLabel": "lkey", "subGroupCount": "int",
+                                          "podSetGroupName": "id", "podSetSliceRequiredTopology": "lkey",
+                                          "podSetSliceSize": "int"}}),
+    },
+    "status": {
+        "admission": {"clusterQueue": "id", "podSetAssignments": L({
+            "name": "id", "count": "int", "flavors": M("resname", "id"), "resourceUsage": RES})},
+        "conditions": L({"type": frozenset({"QuotaReserved", "Admitted", "Evicted", "Finished", "PodsReady", "Preempted",
+                                            "Requeued", "DeactivationTarget"}),
+                         "status": _KSTATUS, "lastTransitionTime": "time"}),
+    },
+}
+TOPOLOGY = {**_KHEAD, "metadata": META, "spec": {"levels": L({"nodeLabel": "lkey"})}}
+# Names and state only: an admission check's controller and parameters are not read.
+ADMISSION_CHECK = {**_KHEAD, "metadata": META, "status": {"conditions": L({"type": frozenset({"Active"}),
+                                                                             "status": _KSTATUS})}}
+KUEUE_SCHEMAS: dict[str, dict] = {
+    "ResourceFlavor": RESOURCE_FLAVOR, "ClusterQueue": CLUSTER_QUEUE, "Cohort": COHORT, "LocalQueue": LOCAL_QUEUE,
+    "Workload": WORKLOAD, "WorkloadPriorityClass": WORKLOAD_PRIORITY_CLASS, "Topology": TOPOLOGY,
+    "AdmissionCheck": ADMISSION_CHECK,
+}
+
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PodGroup": POD_GROUP, "CompositePodGroup": COMPOSITE_POD_GROUP,
     "PodDisruptionBudget": PDB, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
@@ -239,7 +316,15 @@ SCHEMAS: dict[str, dict] = {
 }
 
 
-def schema_for(kind: Any) -> dict:
+def is_kueue(obj: Any) -> bool:
+    """A kueue.x-k8s.io object: its kinds are read by group (Kueue's Workload is not scheduling.k8s.io's)."""
+    api = obj.get("apiVersion") if isinstance(obj, dict) else None
+    return isinstance(api, str) and api.startswith(KUEUE_GROUP + "/")
+
+
+def schema_for(kind: Any, api_version: Any = None) -> dict:
+    if isinstance(api_version, str) and api_version.startswith(KUEUE_GROUP + "/"):
+        return KUEUE_SCHEMAS.get(kind, OTHER) if isinstance(kind, str) else OTHER
     return SCHEMAS.get(kind, OTHER) if isinstance(kind, str) else OTHER
 
 

@@ -32,6 +32,11 @@ Derived names are hashed from their parts (derived_names): a generic ephemeral v
 Integer label values (and the values of requirements) are replaced by rank forms that keep their
 order, sign and equality (number_forms): Gt/Lt and In decide as before, a 12-digit account id is gone.
 
+Kueue's objects (kueue.x-k8s.io/v1beta2) are reduced to what its admission reads
+(allowlist.py KUEUE_SCHEMAS): ClusterQueue, Cohort, ResourceFlavor, LocalQueue, queue, Workload and
+WorkloadPriorityClass names are hashed through the same mapping (references still match); quotas,
+policies, priorities, admissions (flavors per resource, usage) and condition types are kept.
+
 Kept: kinds, API versions, standard and well-known resource names (cpu, ``nvidia.com/gpu``) and
 quantities, DRA attribute and capacity names (CEL identifiers), the major.minor.patch of version
 attributes, priorities, timestamps, operators, effects, phases, condition types/status/reason, port
@@ -56,7 +61,9 @@ from .strip import strip_object
 
 Obj = dict[str, Any]
 
-_WELL_KNOWN_SUFFIXES = ("kubernetes.io", "k8s.io")
+# x-k8s.io: the API groups of Kubernetes SIG projects (kueue.x-k8s.io/queue-name on a pod names the
+# LocalQueue that holds it: pending reads it); the value is hashed like every label value.
+_WELL_KNOWN_SUFFIXES = ("kubernetes.io", "k8s.io", "x-k8s.io")
 # Well-known prefixes under which the name is the cluster's own choice (node-role.kubernetes.io/
 # payments-team): the prefix kept, the name hashed. Nothing reads these keys by name.
 _OWN_NAME_PREFIXES = ("node-role.kubernetes.io", "node-restriction.kubernetes.io", "feature.node.kubernetes.io")
@@ -65,7 +72,7 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 def is_well_known_key(key: str) -> bool:
     """`topology.kubernetes.io/zone`, `kubernetes.io/hostname`, `node.k8s.io/x`: the key's DNS prefix
-    is (a subdomain of) kubernetes.io or k8s.io."""
+    is (a subdomain of) kubernetes.io, k8s.io or x-k8s.io (SIG projects: Kueue)."""
     prefix, sep, _ = key.rpartition("/")
     if not sep:
         return False
@@ -191,7 +198,7 @@ class Redactor:
         stripped = strip_object(obj)
         if stripped.get("kind") == "Event":
             return self.event(stripped)  # Preempted events (snapshot --events, issue 17): their own rules
-        out = project(schema_for(stripped.get("kind")), stripped, self._leaf, self._stanzas)
+        out = project(schema_for(stripped.get("kind"), stripped.get("apiVersion")), stripped, self._leaf, self._stanzas)
         return out if out is not DROP else {}
 
 

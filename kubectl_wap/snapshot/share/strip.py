@@ -13,7 +13,7 @@ from __future__ import annotations
 from sys import intern
 from typing import Any, Callable
 
-from .allowlist import DROP, POD, keep, project, value_key
+from .allowlist import DROP, POD, is_kueue, keep, project, value_key
 from ..decode.defaulting import defaulted_spec
 from ..decode.fields import ObjectError
 from ..decode.spectemplates import SpecTemplate, TemplatedSpec, templated
@@ -397,6 +397,24 @@ _BY_KIND: dict[str, Callable[[Obj], Obj]] = {
 }
 
 
+def _kueue(obj: Obj) -> Obj:
+    """kueue.x-k8s.io objects (issue 35): the allow-list of allowlist.py (what Kueue's admission
+    reads, queueing/kueue/objects.py), values unchanged; a Workload keeps its controller (the job
+    whose pods Kueue's evictions remove) and the one annotation the model refuses on."""
+    from .allowlist import KUEUE_SCHEMAS, OTHER
+
+    out = project(KUEUE_SCHEMAS.get(obj.get("kind"), OTHER), obj, keep)
+    if out is DROP:
+        return _base(obj)
+    meta = _metadata(obj)
+    kept = out.get("metadata") or {}
+    for k in ("ownerReferences", "annotations"):
+        if kept.get(k):
+            meta[k] = kept[k]
+    out["metadata"] = meta
+    return out
+
+
 def strip_object(obj: dict) -> dict:
     """Return a reduced copy of one Kubernetes object (see module docstring).
 
@@ -408,5 +426,7 @@ def strip_object(obj: dict) -> dict:
         raise ObjectError(f"an item's kind must be a string, found {type(kind).__name__}")
     if kind in _REFUSED_KINDS:
         raise ValueError(f"refusing to keep a {kind} in a snapshot")
+    if is_kueue(obj):
+        return _kueue(obj)
     fn = _BY_KIND.get(kind, _base)
     return fn(obj)

@@ -141,7 +141,10 @@ def step(what: str = "", phase: str = "state", *, no_color: bool = False) -> Ite
     from ..report.escape import printable
 
     s = _Step(printable(what), phase, after, no_color or bool(os.environ.get("NO_COLOR")))
-    s.timer.start()
+    if after == 0:
+        s._show()  # at once, on this thread: a timer of 0 s can lose the race with a quick step
+    else:
+        s.timer.start()
     try:
         yield s.tick
     finally:

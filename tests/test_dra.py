@@ -293,7 +293,7 @@ def test_gang_reprieval_with_a_device_reachable_from_every_node() -> None:
 
 
 def test_redaction_keeps_quantity_and_version_literals() -> None:
-    from kubectl_wap.snapshot.share.allowlist import typed
+    from kubectl_wap.snapshot.share.leaves import typed
 
     def red(kind: str, v: str) -> str:
         return typed(kind, v, lambda x: "H" + x, None, None, None)

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from kubectl_wap.framework.plugins.dracel import compile_expr
 from kubectl_wap.model.dra import cel_literals, cel_string_value
 from kubectl_wap.model.terms import parse_int64
-from kubectl_wap.snapshot.share.allowlist import typed
+from kubectl_wap.snapshot.share.leaves import typed
 from kubectl_wap.snapshot.share.redact import number_forms
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")

@@ -22,7 +22,7 @@ workloadRef), PDB selectors and disruptedPods, container names and images, volum
 resource claim names, scheduling gates, non-default scheduler names; extended resource names under a
 domain that is not well-known (acme.com/fpga: both parts); DRA pools, devices, device classes, claims
 and templates, drivers and attribute domains that are not well-known, string device attributes and
-the string literals of CEL selectors (allowlist.py: one domain rule for all of them, so what a
+the string literals of CEL selectors (leaves.py: one domain rule for all of them, so what a
 selector compares still compares equal).
 
 Derived names are hashed from their parts (derived_names): a generic ephemeral volume's claim
@@ -41,7 +41,7 @@ Kept: kinds, API versions, standard and well-known resource names (cpu, ``nvidia
 quantities, DRA attribute and capacity names (CEL identifiers), the major.minor.patch of version
 attributes, priorities, timestamps, operators, effects, phases, condition types/status/reason, port
 numbers. Numbers, quantities and times are kept exactly when the loader reads them (one validator for
-both: allowlist.typed). With a random per-run key (the default) the hashes cannot be reversed by
+both: leaves.typed). With a random per-run key (the default) the hashes cannot be reversed by
 guessing names; pass the same ``key`` to make two snapshots comparable. docs/security.md lists each
 guarantee with the test that holds it.
 """
@@ -56,7 +56,8 @@ from typing import Any, Callable
 
 from ...model.dra import SEMVER
 from ...model.terms import parse_int64, valid_label_key, valid_label_value
-from .allowlist import DROP, project, schema_for, typed
+from .allowlist import project, schema_for
+from .leaves import DROP, typed
 from .strip import strip_object
 
 Obj = dict[str, Any]

@@ -116,6 +116,11 @@ def _install_guard(api_client: Any = None) -> None:
         setattr(cls, attr, guarded)
 
 
+class CaptureTimeout(ClusterAccessError):
+    """The whole capture's deadline (:attr:`ReadOnlyClient.deadline`) passed; live.py rewords it
+    to name the resource it was reading."""
+
+
 class _DeadlinePassed(TimeoutError):
     """Raised in the request's own thread when its deadline passes (whatever it was waiting on)."""
 
@@ -151,6 +156,9 @@ class ReadOnlyClient:
         # Messages from credential plugins (exec) that failed; explain a later 401.
         self.credential_problems: list[str] = [m for m in credential_problems if m]
         self.timeout = check_timeout(request_timeout)
+        # time.monotonic() by which every request must be answered (live.py: the whole capture's
+        # deadline); None: each request has only its own --request-timeout.
+        self.deadline: float | None = None
         from .kubeconfig import display_url
 
         self.server_url: str = display_url(str(api_client.configuration.host or ""))
@@ -175,6 +183,7 @@ class ReadOnlyClient:
 
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
         headers_read = False
+        budget = self.timeout
         try:
             # param_serialize adds auth (incl. exec-plugin token refresh) and the server URL.
             problems: list[str] = []
@@ -190,11 +199,12 @@ class ReadOnlyClient:
             _clean_authorization(hdrs)
             if query:
                 url += "?" + urlencode(list(query))
-            deadline = time.monotonic() + self.timeout
-            with _deadline(self.timeout):
-                resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(self.timeout, self.timeout))
+            budget = self._budget(path)
+            deadline = time.monotonic() + budget
+            with _deadline(budget):
+                resp = self._api.call_api("GET", url, header_params=hdrs, _request_timeout=(budget, budget))
                 headers_read = True
-                body = self._read_body(resp, deadline, path)
+                body = self._read_body(resp, deadline, path, budget)
             return Response(int(resp.status), dict(resp.headers or {}), body)
         except (ReadOnlyViolation, ClusterAccessError):
             raise
@@ -208,6 +218,8 @@ class ReadOnlyClient:
         except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
             raise ClusterAccessError(self._connect_message(e)) from None
         except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
+            if budget < self.timeout:  # the capture's deadline came first, not this request's
+                raise self._capture_over(path) from None
             if headers_read:
                 raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
@@ -221,7 +233,25 @@ class ReadOnlyClient:
         except u3.HTTPError as e:
             raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {_first_line(str(e))}") from None
 
-    def _read_body(self, resp: Any, deadline: float, path: str) -> bytes:
+    def _budget(self, path: str) -> float:
+        """This request's timeout: --request-timeout, or less when the capture's deadline is nearer."""
+        if self.deadline is None:
+            return self.timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self._capture_over(path)
+        return min(self.timeout, left)
+
+    def _capture_over(self, path: str) -> CaptureTimeout:
+        return CaptureTimeout(f"the capture's deadline passed during GET {path} from the API server at {self.server_url}")
+
+    def _pause(self, seconds: float) -> float:
+        """A retry's wait, cut at the capture's deadline (the next request then says it passed)."""
+        if self.deadline is None:
+            return seconds
+        return max(0.0, min(seconds, self.deadline - time.monotonic()))
+
+    def _read_body(self, resp: Any, deadline: float, path: str, budget: float | None = None) -> bytes:
         """The (gzip-decoded) body, read in chunks against a whole-request deadline and a size
         bound: a socket timeout alone lets a server trickle one byte a second forever."""
         raw = getattr(resp, "response", None)
@@ -242,6 +272,8 @@ class ReadOnlyClient:
                     )
                 parts.append(chunk)
                 if time.monotonic() > deadline:
+                    if budget is not None and budget < self.timeout:
+                        raise self._capture_over(path)
                     raise ClusterAccessError(self._slow_body(path))
         finally:
             raw.release_conn()
@@ -284,7 +316,7 @@ class ReadOnlyClient:
             except _Transient as e:
                 last_broken = str(e)
                 if attempt + 1 < MAX_TRIES:
-                    _sleep(_backoff(attempt))
+                    _sleep(self._pause(_backoff(attempt)))
                 continue
             if resp.status == 401:
                 why = "the token or client certificate is missing, wrong or expired"
@@ -297,7 +329,7 @@ class ReadOnlyClient:
             if resp.status == 429 or resp.status >= 500:
                 last = resp
                 if attempt + 1 < MAX_TRIES:
-                    _sleep(_retry_delay(resp, attempt))
+                    _sleep(self._pause(_retry_delay(resp, attempt)))
                 continue
             return resp
         if last is None:

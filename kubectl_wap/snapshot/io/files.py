@@ -28,6 +28,7 @@ try:  # msgspec decodes a List in any layout straight into the fields we read (l
 except ImportError:  # optional like orjson: the plugin archive bundles no compiled JSON library
     _lean = None
 from ..decode.spectemplates import Decoder, check_version
+from .liststream import skip_blank
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
 _EXTS = (".json", ".yaml", ".yml", ".json.gz", ".yaml.gz", ".yml.gz", ".gz")
@@ -424,7 +425,12 @@ def stream_snapshot(path: Path) -> tuple[SnapshotHeader, Iterator[Any]] | None:
                         obj = _parse_line(body[:-1], lineno)
                     elif body:
                         obj, done = _last(body, lineno)
-                    else:
+                    else:  # a blank line: skip the whole run of whitespace it starts at once
+                        skipped, breaks = skip_blank(f)
+                        total += skipped
+                        lineno += breaks
+                        if total > limit:
+                            raise _too_big(path)
                         continue
                 if decode is not None:
                     try:

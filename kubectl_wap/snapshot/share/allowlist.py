@@ -327,7 +327,7 @@ def typed(kind: Any, v: Any, hash_id: Callable[[str], str], lkey: Callable[[Any]
     """The --redact leaf: strings hashed unless they are enum values, resource names, quantities,
     numbers or timestamps of the right shape; values of the wrong type are dropped."""
     if isinstance(kind, frozenset):
-        if v in kind:
+        if isinstance(v, str) and v in kind:  # a list or map here is no enum value (and unhashable)
             return v
         return hash_id(v) if isinstance(v, str) and v else DROP
     if kind == "id":

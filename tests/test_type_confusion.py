@@ -92,6 +92,7 @@ FOUND = [
     ("snapshot --redact", "item 0 apiVersion", "dict"),
     ("snapshot -o", "item 3 kind", "int"),  # no file, no item
     ("diff", "item 0 status.images.0.sizeBytes", "str"),  # "image size", not the field
+    ("whatif", "item 19 spec.devices.0.capacity.memory.value", "dict"),  # dra.py: "capacity memory"
 ]
 
 

@@ -71,10 +71,16 @@ def _pod(name: str, ns: str, prio: int, node: str | None = None, pc: str = "low"
     return p
 
 
+def _claiming(p: dict) -> dict:
+    p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "v2-gpu"}]
+    p["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "v2-gpu"}]
+    return p
+
+
 def cluster() -> list[dict]:
-    """Two nodes, running victims (one under a PDB, one with every scheduling stanza), a pending
-    gang (PodGroup), a pending single pod with a PVC, a preempted pod with its event, two
-    PriorityClasses and a Namespace."""
+    """Two nodes, running victims (one under a PDB, one with every scheduling stanza, one holding
+    a DRA device), a pending gang (PodGroup), a pending single pod with a PVC, a preempted pod with
+    its event, two PriorityClasses, a Namespace, and one object of each other kind read (_more)."""
     rich = _pod("v1", "team", 10, node="n1")
     rich["spec"].update(
         nodeSelector={"kubernetes.io/hostname": "n1"},
@@ -107,7 +113,7 @@ def cluster() -> list[dict]:
         p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3"  # room only by preemption
     return [
         _node("n1", "a"), _node("n2", "b"),
-        rich, _pod("v2", "team", 10, node="n2", labels={"app": "web"}), _pod("v3", "team", 10, node="n1", labels={"app": "web"}),
+        rich, _claiming(_pod("v2", "team", 10, node="n2", labels={"app": "web"})), _pod("v3", "team", 10, node="n1", labels={"app": "web"}),
         solo, gone, *gang,
         {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
          "metadata": {"name": "job", "namespace": "ml", "uid": "pg-job", "creationTimestamp": T},
@@ -126,6 +132,47 @@ def cluster() -> list[dict]:
         {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "gone.1", "namespace": "team"}, "reason": "Preempted",
          "message": "Preempted by pod uid-solo on node n1", "type": "Normal", "lastTimestamp": T,
          "involvedObject": {"kind": "Pod", "namespace": "team", "name": "gone", "uid": "uid-gone"}},
+        *_more(),
+    ]
+
+
+def _more() -> list[dict]:
+    """The other kinds the loaders read: a CompositePodGroup over a PodGroup, DRA objects (a
+    device claimed by a running pod), storage and admission objects."""
+    return [
+        {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": "top", "namespace": "ml"},
+         "spec": {"schedulingPolicy": {"gang": {"minGroupCount": 1}}, "priorityClassName": "high"}},
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "child", "namespace": "ml"},
+         "spec": {"schedulingPolicy": {"basic": {}}, "parentCompositePodGroupName": "top", "disruptionMode": {"single": {}},
+                  "schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/zone"}]}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n2-gpu"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "n2", "pool": {"name": "n2", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": "d0", "attributes": {"model": {"string": "a100"}, "driverVersion": {"version": "1.2.3"}},
+                               "capacity": {"memory": {"value": "40Gi"}}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "v2-gpu", "namespace": "team", "uid": "rc-v2"},
+         "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu", "count": 1}}]}},
+         "status": {"allocation": {"devices": {"results": [{"request": "g", "driver": "gpu.example.com", "pool": "n2", "device": "d0"}]},
+                                   "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                       {"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}},
+                    "reservedFor": [{"resource": "pods", "name": "v2", "uid": "uid-v2"}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "gpu-t", "namespace": "team"},
+         "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}},
+        {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr", "namespace": "team"},
+         "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}, "default": {"cpu": "1"}}]}},
+        {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata",
+         "overhead": {"podFixed": {"cpu": "250m"}}, "scheduling": {"nodeSelector": {"x": "y"}, "tolerations": [{"key": "k", "operator": "Exists"}]}},
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "std",
+                  "csi": {"driver": "csi.example.com", "volumeHandle": "h1"},
+                  "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                      {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a"]}]}]}}},
+         "status": {"phase": "Available"}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "std"}, "provisioner": "csi.example.com",
+         "volumeBindingMode": "WaitForFirstConsumer"},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+         "spec": {"drivers": [{"name": "csi.example.com", "nodeID": "n1", "allocatable": {"count": 8}}]}},
     ]
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -120,3 +121,53 @@ def test_kubeconfig_file_size_is_bounded(tmp_path: Path) -> None:
     kc.write_text(json.dumps(cfg))
     r, _ = _run("rank", "--kubeconfig", str(kc), "--request-timeout", "2")
     assert r.returncode == 2 and "tokenFile" in r.stderr and "larger than" in r.stderr, r.stderr
+
+
+# -- one deadline for the whole capture ------------------------------------------------------------
+
+class _SlowPagesServer(FakeApiServer):
+    """Answers every page of the pod list in time for --request-timeout (0.3 s each), one pod a
+    page: each request meets its own deadline, so only a bound on the whole capture ends it."""
+
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        if info.plural == "pods":
+            time.sleep(0.3)
+        return super().list_body(info, meta, page)
+
+
+def test_the_whole_capture_has_one_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """40 pages of 0.3 s each take 12 s; a capture bound of 2 s stops the list part-way, with one
+    line naming the resource being read (before: every page was read, however long it took)."""
+    from kubectl_wap.snapshot.io import live
+
+    monkeypatch.setattr(live, "PAGE_LIMIT", 1)
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "a"},
+             "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}} for i in range(40)]
+    with _SlowPagesServer([NODE, *pods], token="t", tls=tls_available()) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        with pytest.raises(ClusterAccessError) as err:
+            load_live(str(kc), None, None, request_timeout=5, capture_timeout=2)
+        pages = len([r for r in srv.requests if r.path == "/api/v1/pods"])
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert re.search(r"the live capture did not finish within 2s: it was still listing pods at the cluster scope "
+                     r"\(\d+ read\)", msg), msg
+    assert "raise --request-timeout" in msg
+    assert pages < 40, pages
+
+
+def test_the_capture_deadline_cuts_a_request_short(tmp_path: Path) -> None:
+    """A request that would meet --request-timeout (20 s) only after the capture's bound (2 s) is
+    cut at the bound, and the error is the capture's (it names what was being read)."""
+    with trickling_server(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n", then=b" ") as port:
+        kc = write_kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{port}")
+        with pytest.raises(ClusterAccessError, match=r"did not finish within 2s: it was still reading the server's "
+                                                     r"version and API discovery"):
+            load_live(str(kc), None, None, request_timeout=20, capture_timeout=2)
+
+
+@pytest.mark.parametrize("request_timeout, total", [(30, 600), (2, 600), (60, 1200), (0.5, 600)])
+def test_capture_timeout_is_derived_from_the_request_timeout(request_timeout: float, total: float) -> None:
+    from kubectl_wap.snapshot.io.live import capture_timeout_for
+
+    assert capture_timeout_for(request_timeout) == total

@@ -542,9 +542,9 @@ def node_from(obj: dict) -> Node:
         alloc_raw = status.get("capacity")
     alloc = _node_allocatable(alloc_raw, name)
     images = {}
-    for im in as_list(status.get("images")):
+    for i, im in enumerate(as_list(status.get("images"))):
         im = as_dict(im)
-        size = as_int(im.get("sizeBytes"), f"node {name}: image size", 0) or 0
+        size = as_int(im.get("sizeBytes"), f"node {name}: status.images[{i}].sizeBytes", 0) or 0
         for n in as_list(im.get("names")):
             images[as_str(n)] = size
     return Node(

@@ -26,6 +26,18 @@ def _supported_pod_level(name: str) -> bool:
     return name in _POD_LEVEL or name.startswith("hugepages-")
 
 
+def _list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _requests(c: Any) -> dict:
+    """A container's (or pod spec's) resources.requests; {} for any other shape (mistyped fields
+    read as unset: the loader reports those it must, with the field named)."""
+    r = c.get("resources") if isinstance(c, dict) else None
+    req = r.get("requests") if isinstance(r, dict) else None
+    return req if isinstance(req, dict) else {}
+
+
 def _container_defaults(c: Any) -> Any:
     if not isinstance(c, dict):
         return c
@@ -63,8 +75,8 @@ def defaulted_spec(spec: dict) -> dict:
         # second changes an answer; both are done so the object reads as the server stores it.
         reqs = dict(pod.get("requests") or {}) if isinstance(pod.get("requests"), dict) else {}
         before = dict(reqs)
-        containers = [c for c in out.get("containers") or [] if isinstance(c, dict)]
-        requested = {k for c in containers for k in ((c.get("resources") or {}).get("requests") or {})}
+        containers = [c for c in _list(out.get("containers")) if isinstance(c, dict)]
+        requested = {k for c in containers for k in _requests(c)}
         for k, v in pod["limits"].items():
             if k not in reqs and _supported_pod_level(k) and not (k in _POD_LEVEL and k in requested):
                 reqs[k] = v
@@ -84,11 +96,8 @@ def defaulted_resources(spec: dict) -> tuple[str, ...]:
         return ()
     names: set[str] = set()
 
-    def reqs(c: Any) -> dict:
-        r = c.get("resources") if isinstance(c, dict) else None
-        return (r.get("requests") or {}) if isinstance(r, dict) and isinstance(r.get("requests"), dict) else {}
     for key in ("containers", "initContainers"):
-        for a, b in zip(spec.get(key) or [], out.get(key) or []):
-            names.update(k for k in reqs(b) if k not in reqs(a))
-    names.update(k for k in reqs(out) if k not in reqs(spec))
+        for a, b in zip(_list(spec.get(key)), _list(out.get(key))):
+            names.update(k for k in _requests(b) if k not in _requests(a))
+    names.update(k for k in _requests(out) if k not in _requests(spec))
     return tuple(sorted(names))

@@ -27,7 +27,7 @@ from ...model.dra import (
     ResourceSlice,
 )
 from ...quantity import QuantityError, parse_quantity
-from .fields import ObjectError, as_dict, as_list, as_str, meta, node_term
+from .fields import ObjectError, as_dict, as_list, as_str, meta, node_term, short_repr
 
 API_GROUP = "resource.k8s.io"
 
@@ -81,14 +81,16 @@ def resource_slice_from(obj: dict) -> ResourceSlice:
         node_selector = tuple(node_term(t) for t in as_list(as_dict(spec["nodeSelector"]).get("nodeSelectorTerms")))
     node_name, all_nodes = as_str(spec.get("nodeName")), bool(spec.get("allNodes"))
     devices = []
-    for d in as_list(spec.get("devices")):
+    for i, d in enumerate(as_list(spec.get("devices"))):
         d = as_dict(d)
+        at = f"{what}: spec.devices[{i}]"  # errors name the field, as the API server's validation would
         attrs = {_qualified(k, driver): _attr_value(v) for k, v in as_dict(d.get("attributes")).items()}
-        cap = {_qualified(k, driver): _qty(as_dict(v).get("value"), f"{what}: capacity {k}") for k, v in as_dict(d.get("capacity")).items()}
+        cap = {_qualified(k, driver): _qty(as_dict(v).get("value"), f"{at}.capacity.{k}.value") for k, v in as_dict(d.get("capacity")).items()}
         consumes = tuple(
             CounterConsumption(as_str(as_dict(c).get("counterSet")),
-                               {k: _qty(as_dict(v).get("value"), f"{what}: consumesCounters {k}") for k, v in as_dict(as_dict(c).get("counters")).items()})
-            for c in as_list(d.get("consumesCounters"))
+                               {k: _qty(as_dict(v).get("value"), f"{at}.consumesCounters[{j}].counters.{k}.value")
+                                for k, v in as_dict(as_dict(c).get("counters")).items()})
+            for j, c in enumerate(as_list(d.get("consumesCounters")))
         )
         devices.append(Device(
             driver, pool, as_str(d.get("name")),
@@ -103,19 +105,22 @@ def resource_slice_from(obj: dict) -> ResourceSlice:
             consumes_counters=consumes,
         ))
     counters = {
-        as_str(as_dict(cs).get("name")): {k: _qty(as_dict(v).get("value"), f"{what}: sharedCounters {k}") for k, v in as_dict(as_dict(cs).get("counters")).items()}
-        for cs in as_list(spec.get("sharedCounters"))
+        as_str(as_dict(cs).get("name")): {k: _qty(as_dict(v).get("value"), f"{what}: spec.sharedCounters[{j}].counters.{k}.value")
+                                          for k, v in as_dict(as_dict(cs).get("counters")).items()}
+        for j, cs in enumerate(as_list(spec.get("sharedCounters")))
     }
     return ResourceSlice(name, driver, pool, tuple(devices), counters)
 
 
-def claim_spec(spec: Any, what: str) -> ClaimSpec:
-    """ResourceClaimSpec -> ClaimSpec (what the allocator reads of it)."""
+def claim_spec(spec: Any, what: str, spec_path: str = "spec") -> ClaimSpec:
+    """ResourceClaimSpec -> ClaimSpec (what the allocator reads of it); `spec_path` is where the
+    object holds it, for error messages."""
     devices = as_dict(as_dict(spec).get("devices"))
     requests, unsupported = [], []
-    for r in as_list(devices.get("requests")):
+    for i, r in enumerate(as_list(devices.get("requests"))):
         r = as_dict(r)
         rname = as_str(r.get("name"))
+        at = f"{what}: {spec_path}.devices.requests[{i}]"
         ex = r.get("exactly")
         if not isinstance(ex, dict):
             unsupported.append(f"request {rname}: firstAvailable (prioritized list)" if r.get("firstAvailable") else f"request {rname}: no 'exactly'")
@@ -123,12 +128,12 @@ def claim_spec(spec: Any, what: str) -> ClaimSpec:
         mode = as_str(ex.get("allocationMode")) or "ExactCount"
         count = ex.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise ObjectError(f"{what}: request {rname}: count must be a positive integer, got {count!r}")
+            raise ObjectError(f"{at}.exactly.count: must be a positive integer, got {short_repr(count)}")
         if mode not in ("ExactCount", "All"):
             unsupported.append(f"request {rname}: allocationMode {mode}")
         if ex.get("tolerations"):
             unsupported.append(f"request {rname}: device tolerations")
-        cap = {k: _qty(v, f"{what}: request {rname} capacity {k}") for k, v in as_dict(as_dict(ex.get("capacity")).get("requests")).items()}
+        cap = {k: _qty(v, f"{at}.exactly.capacity.requests.{k}") for k, v in as_dict(as_dict(ex.get("capacity")).get("requests")).items()}
         requests.append(DeviceRequest(
             rname, as_str(ex.get("deviceClassName")), count, mode == "All", _selectors(ex.get("selectors")), cap,
             bool(ex.get("adminAccess")),
@@ -161,7 +166,7 @@ def resource_claim_from(obj: dict) -> ResourceClaim:
 
 def resource_claim_template_from(obj: dict) -> ResourceClaimTemplate:
     ns, name, _ = meta(obj, "ResourceClaimTemplate", True)
-    return ResourceClaimTemplate(ns, name, claim_spec(as_dict(as_dict(obj.get("spec")).get("spec")), f"resourceclaimtemplate {ns}/{name}"))
+    return ResourceClaimTemplate(ns, name, claim_spec(as_dict(as_dict(obj.get("spec")).get("spec")), f"resourceclaimtemplate {ns}/{name}", "spec.spec"))
 
 
 def pod_claim_refs(raw: Any, what: str) -> tuple[PodClaimRef, ...]:

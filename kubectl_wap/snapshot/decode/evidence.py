@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .fields import as_dict, as_list
+from .fields import as_dict, as_list, as_str
 
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
@@ -54,17 +54,18 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
         if kind == "Pod":
             for c in as_list(as_dict(o.get("status")).get("conditions")):
                 if isinstance(c, dict) and c.get("type") == "DisruptionTarget" and c.get("status") == "True":
-                    ns, name = md.get("namespace") or "default", md.get("name") or ""
-                    conds[(ns, name)] = Condition(ns, name, str(c.get("reason") or ""), parse_time(c.get("lastTransitionTime")),
-                                                  str(c.get("message") or ""))
+                    # as_str: a mistyped field reads as unset, as everywhere in the loaders (fields.py)
+                    ns, name = as_str(md.get("namespace")) or "default", as_str(md.get("name"))
+                    conds[(ns, name)] = Condition(ns, name, as_str(c.get("reason")), parse_time(c.get("lastTransitionTime")),
+                                                  as_str(c.get("message")))
         elif kind == "Event" and o.get("reason") == "Preempted":
-            inv = o.get("involvedObject") or o.get("regarding") or {}
-            rel = o.get("related") or {}
+            inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
+            rel = as_dict(o.get("related"))
             t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
             events.append(PreemptedEvent(
-                inv.get("namespace") or md.get("namespace") or "default", inv.get("name") or "", t,
-                str(o.get("message") or o.get("note") or ""), rel.get("kind") or "", rel.get("namespace") or "",
-                rel.get("name") or "", rel.get("uid") or ""))
+                as_str(inv.get("namespace")) or as_str(md.get("namespace")) or "default", as_str(inv.get("name")), t,
+                as_str(o.get("message")) or as_str(o.get("note")), as_str(rel.get("kind")), as_str(rel.get("namespace")),
+                as_str(rel.get("name")), as_str(rel.get("uid"))))
     return conds, events
 
 
@@ -79,20 +80,20 @@ def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], 
         if not isinstance(o, dict):
             continue
         md = as_dict(o.get("metadata"))  # any other shape: build_snapshot reports it, one line
-        ns = md.get("namespace") or "default"
+        ns = as_str(md.get("namespace")) or "default"  # a map or list is no key (as_str: read as unset)
         if o.get("kind") == "PersistentVolumeClaim":
-            phases[(ns, md.get("name") or "")] = str(as_dict(o.get("status")).get("phase") or "Pending")
+            phases[(ns, as_str(md.get("name")))] = str(as_dict(o.get("status")).get("phase") or "Pending")
         elif o.get("kind") == "Pod" and not as_dict(o.get("spec")).get("nodeName"):
             claims = []
             for v in as_list(as_dict(o.get("spec")).get("volumes")):
                 if not isinstance(v, dict):
                     continue
                 if isinstance(v.get("persistentVolumeClaim"), dict):
-                    claims.append(str(v["persistentVolumeClaim"].get("claimName") or ""))
+                    claims.append(as_str(v["persistentVolumeClaim"].get("claimName")))
                 elif isinstance(v.get("ephemeral"), dict):
-                    claims.append(f"{md.get('name')}-{v.get('name')}")
+                    claims.append(f"{as_str(md.get('name'))}-{as_str(v.get('name'))}")
             if claims:
-                wanting.append((ns, str(md.get("name") or ""), claims))
+                wanting.append((ns, as_str(md.get("name")), claims))
     if not listed and not phases:
         return None
     out: dict[tuple[str, str], list[str]] = {}

@@ -86,7 +86,9 @@ def _tap(items: Iterable[Any], into: dict[tuple[str, str], PodExtras]) -> Iterat
         if isinstance(o, dict) and o.get("kind") == "Pod":
             ex = _extras(o)
             if ex is not None:
-                md = o.get("metadata") or {}
+                md = o.get("metadata")
+                if not isinstance(md, dict):
+                    continue  # no name to key it by (build_snapshot reports the object, one line)
                 ns, name = md.get("namespace") or "default", md.get("name")
                 if isinstance(ns, str) and isinstance(name, str):
                     into[(ns, name)] = ex

@@ -42,6 +42,7 @@ def _lean_decoder() -> Any:
     return _lean
 
 from ..decode.spectemplates import Decoder, check_version
+from .liststream import skip_blank
 from .safeyaml import safe_yaml
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
@@ -378,7 +379,12 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
                         obj = _parse_line(body[:-1], lineno)
                     elif body:
                         obj, done = _last(body, lineno)
-                    else:
+                    else:  # a blank line: skip the whole run of whitespace it starts at once
+                        skipped, breaks = skip_blank(f)
+                        total += skipped
+                        lineno += breaks
+                        if total > limit:
+                            raise _too_big(path)
                         continue
                 if decode is not None:
                     try:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kubectl_wap.errors import ClusterAccessError
 from kubectl_wap.snapshot.io.discovery import resolve
-from kubectl_wap.snapshot.io.readonly import ReadOnlyClient, Response, connect
+from kubectl_wap.snapshot.io.readonly import CaptureTimeout, ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.share.strip import strip_object
 
 try:
@@ -33,6 +34,14 @@ MAX_PAGES = 100_000
 # tokens seen are remembered by SHA-256, so unique 1 MiB tokens cannot grow memory per page.
 MAX_CONTINUE_BYTES = 64 << 10
 MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
+# One deadline for the whole capture (issue 31 item 4): discovery, every page of every list, the
+# retries and their waits. UPSTREAM-DIFF: kubectl has only --request-timeout, which bounds each
+# request (client-go rest.Config.Timeout), so `kubectl get` of a server that answers every page
+# just in time, with endless continue tokens, never ends. Here the whole capture gets 20 times
+# --request-timeout, and at least 10 minutes: 10 minutes at the default 30 s, far more than a
+# 150k-pod cluster needs on a sound link (300 pages), and a slow link's user raises both at once.
+CAPTURE_TIMEOUT_MIN = 600.0
+CAPTURE_TIMEOUT_FACTOR = 20
 FORMAT_VERSION = 1
 
 Progress = Callable[[str, int], None]
@@ -201,6 +210,14 @@ def new_header(server_url: str = "", server_version: str = "") -> dict[str, Any]
     }
 
 
+def capture_timeout_for(request_timeout: float | None) -> float | None:
+    """The whole capture's deadline in seconds for a --request-timeout (see CAPTURE_TIMEOUT_MIN);
+    None for no request timeout (kubectl's "0": the user asked to wait as long as it takes)."""
+    if request_timeout is None:
+        return None
+    return max(CAPTURE_TIMEOUT_MIN, CAPTURE_TIMEOUT_FACTOR * request_timeout)
+
+
 def load_live(
     kubeconfig: str | None,
     context: str | None,
@@ -210,6 +227,7 @@ def load_live(
     events: bool = False,
     pvcs: bool = False,
     overrides: Any = None,
+    capture_timeout: float | None = None,
 ) -> tuple[dict, list[dict]]:
     """List the cluster (GET only) and return (snapshot header, stripped raw items).
 
@@ -217,14 +235,19 @@ def load_live(
     and CompositePodGroups come from that namespace only (header["namespace"] records it) while
     nodes, namespaces and PriorityClasses are always cluster-wide. Header "listed" names the
     resources actually read; the others are in "notServed" or "forbidden" with a warning each.
-    `overrides` are kubectl's global connection flags (kubeconfig.Overrides).
+    `overrides` are kubectl's global connection flags (kubeconfig.Overrides). Every request ends
+    by `capture_timeout` seconds from the first (default :func:`capture_timeout_for`
+    --request-timeout; none when --request-timeout is 0, kubectl's "wait forever"), else a one-line
+    error names what was being read.
     """
     client = connect(kubeconfig, context, request_timeout, overrides)
+    total = capture_timeout if capture_timeout is not None else capture_timeout_for(client.timeout)
+    client.deadline = time.monotonic() + total if total is not None else None
     try:
         header, items = read_cluster(client, namespace, progress)
         if events:
             start = len(items)
-            _list_resource(client, EVENTS, namespace, items, header, progress)
+            _list_resource(client, EVENTS, namespace, items, header, progress, total or 0.0)
             # Only preemption events matter; the rest are noise (and may say more than we want to keep).
             items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
         # `pvcs` (snapshot --pvcs) is kept for compatibility: PVCs are always read now (RESOURCES).
@@ -239,15 +262,19 @@ def read_cluster(
     """The body of :func:`load_live` for an already-connected client."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    total = 0.0 if client.deadline is None else client.deadline - time.monotonic()
     try:
-        header = new_header(client.server_url, _server_version(client))
+        try:
+            header = new_header(client.server_url, _server_version(client))
+            specs, warnings = resolve(RESOURCES + KUEUE_RESOURCES, client.get)
+        except CaptureTimeout:
+            raise CaptureTimeout(_capture_message(total, "reading the server's version and API discovery")) from None
         if namespace:
             header["namespace"] = namespace
         items: list[dict] = []
-        specs, warnings = resolve(RESOURCES + KUEUE_RESOURCES, client.get)
         header["warnings"].extend(warnings)
         for spec in specs:
-            _list_resource(client, spec, namespace, items, header, progress)
+            _list_resource(client, spec, namespace, items, header, progress, total)
             if spec.name in header["listed"] and spec.versions:
                 # the version each discovered resource was read at (discovery.py)
                 header.setdefault("apiVersions", {})[spec.name] = spec.api_version
@@ -273,6 +300,12 @@ def _scope(spec: ResourceSpec, namespace: str | None) -> str:
     return f"in namespace {namespace!r}" if spec.namespaced and namespace else "at the cluster scope"
 
 
+def _capture_message(total: float, doing: str) -> str:
+    return (f"the live capture did not finish within {total:.0f}s: it was still {doing}; the API server or the "
+            f"link is too slow for this cluster: raise --request-timeout (a capture may take "
+            f"{CAPTURE_TIMEOUT_FACTOR} times it, and at least {CAPTURE_TIMEOUT_MIN:.0f}s)")
+
+
 def _list_resource(
     client: ReadOnlyClient,
     spec: ResourceSpec,
@@ -280,6 +313,7 @@ def _list_resource(
     items: list[dict],
     header: dict,
     progress: Progress | None,
+    total: float = 0.0,
 ) -> None:
     start = len(items)
     for _attempt in range(MAX_RESTARTS + 1):
@@ -288,6 +322,9 @@ def _list_resource(
         except _Gone:
             del items[start:]  # a restarted list must not leave the partial first attempt behind
             continue
+        except CaptureTimeout:
+            raise CaptureTimeout(_capture_message(
+                total, f"listing {spec.name} {_scope(spec, namespace)} ({len(items) - start:,} read)")) from None
         if outcome is None:
             return  # not served / forbidden, already recorded
         header["listed"].append(spec.name)

@@ -121,6 +121,11 @@ def _install_guard(api_client: Any = None) -> None:
         setattr(cls, attr, guarded)
 
 
+class CaptureTimeout(ClusterAccessError):
+    """The whole capture's deadline (:attr:`ReadOnlyClient.deadline`) passed; live.py rewords it
+    to name the resource it was reading."""
+
+
 class _DeadlinePassed(TimeoutError):
     """Raised in the request's own thread when its deadline passes (whatever it was waiting on)."""
 
@@ -159,6 +164,9 @@ class ReadOnlyClient:
         self.timeout: float | None = check_timeout(request_timeout)  # None: no timeout (kubectl's "0")
         # Impersonate-* header lines, repeats kept (kubeconfig.impersonation_headers).
         self.impersonation: tuple[tuple[str, str], ...] = tuple(impersonation)
+        # time.monotonic() by which every request must be answered (live.py: the whole capture's
+        # deadline); None: each request has only its own --request-timeout.
+        self.deadline: float | None = None
         from .kubeconfig import display_url
 
         self.server_url: str = display_url(str(api_client.configuration.host or ""))
@@ -183,6 +191,7 @@ class ReadOnlyClient:
 
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
         headers_read = False
+        budget = self.timeout
         try:
             # param_serialize adds auth (incl. exec-plugin token refresh) and the server URL.
             problems: list[str] = []
@@ -200,12 +209,13 @@ class ReadOnlyClient:
                 hdrs = _with_impersonation(hdrs, self.impersonation)
             if query:
                 url += "?" + urlencode(list(query))
-            deadline = time.monotonic() + (self.timeout if self.timeout is not None else math.inf)
-            with _deadline(self.timeout):
+            budget = self._budget(path)  # None: no timeout (kubectl's --request-timeout 0)
+            deadline = time.monotonic() + (budget if budget is not None else math.inf)
+            with _deadline(budget):
                 resp = self._api.call_api("GET", url, header_params=hdrs,
-                                          _request_timeout=(self.timeout, self.timeout) if self.timeout is not None else None)
+                                          _request_timeout=(budget, budget) if budget is not None else None)
                 headers_read = True
-                body = self._read_body(resp, deadline, path)
+                body = self._read_body(resp, deadline, path, budget)
             return Response(int(resp.status), dict(resp.headers or {}), body)
         except (ReadOnlyViolation, ClusterAccessError):
             raise
@@ -219,6 +229,8 @@ class ReadOnlyClient:
         except u3.NewConnectionError as e:  # before ConnectTimeoutError: it is a subclass of it
             raise ClusterAccessError(self._connect_message(e)) from None
         except (u3.ConnectTimeoutError, u3.ReadTimeoutError, TimeoutError):
+            if self._cut_by_capture(budget):  # the capture's deadline came first, not this request's
+                raise self._capture_over(path) from None
             if headers_read:
                 raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
@@ -232,7 +244,30 @@ class ReadOnlyClient:
         except u3.HTTPError as e:
             raise ClusterAccessError(f"cannot talk to the API server at {self.server_url}: {_first_line(str(e))}") from None
 
-    def _read_body(self, resp: Any, deadline: float, path: str) -> bytes:
+    def _budget(self, path: str) -> float | None:
+        """This request's timeout: --request-timeout (None: none), or less when the capture's
+        deadline is nearer."""
+        if self.deadline is None:
+            return self.timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self._capture_over(path)
+        return left if self.timeout is None else min(self.timeout, left)
+
+    def _cut_by_capture(self, budget: float | None) -> bool:
+        """Whether this request's timeout was the capture's deadline rather than --request-timeout."""
+        return budget is not None and (self.timeout is None or budget < self.timeout)
+
+    def _capture_over(self, path: str) -> CaptureTimeout:
+        return CaptureTimeout(f"the capture's deadline passed during GET {path} from the API server at {self.server_url}")
+
+    def _pause(self, seconds: float) -> float:
+        """A retry's wait, cut at the capture's deadline (the next request then says it passed)."""
+        if self.deadline is None:
+            return seconds
+        return max(0.0, min(seconds, self.deadline - time.monotonic()))
+
+    def _read_body(self, resp: Any, deadline: float, path: str, budget: float | None = None) -> bytes:
         """The (gzip-decoded) body, read in chunks against a whole-request deadline and a size
         bound: a socket timeout alone lets a server trickle one byte a second forever."""
         raw = getattr(resp, "response", None)
@@ -253,6 +288,8 @@ class ReadOnlyClient:
                     )
                 parts.append(chunk)
                 if time.monotonic() > deadline:
+                    if self._cut_by_capture(budget):
+                        raise self._capture_over(path)
                     raise ClusterAccessError(self._slow_body(path))
         finally:
             raw.release_conn()
@@ -295,7 +332,7 @@ class ReadOnlyClient:
             except _Transient as e:
                 last_broken = str(e)
                 if attempt + 1 < MAX_TRIES:
-                    _sleep(_backoff(attempt))
+                    _sleep(self._pause(_backoff(attempt)))
                 continue
             if resp.status == 401:
                 why = "the token or client certificate is missing, wrong or expired"
@@ -308,7 +345,7 @@ class ReadOnlyClient:
             if resp.status == 429 or resp.status >= 500:
                 last = resp
                 if attempt + 1 < MAX_TRIES:
-                    _sleep(_retry_delay(resp, attempt))
+                    _sleep(self._pause(_retry_delay(resp, attempt)))
                 continue
             return resp
         if last is None:

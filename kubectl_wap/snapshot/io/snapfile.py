@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import UserError
 from .files import DEMO_MISSING, DEMO_PATH, load_items, snapshot_path, stream_file
+from ..decode.fields import ObjectError, short_repr
 from ..share.redact import OWN_FILE_WARNING
 from ..share.strip import strip_object
 
@@ -24,11 +25,16 @@ def saved_items(path: str | None, demo: bool) -> tuple[dict[str, Any], list[dict
     h, raw = streamed if streamed is not None else load_items(p)
     items: list[dict] = []
     refused: Counter = Counter()
-    for o in raw:  # raw objects (not the model's rows): SnapshotItems iterate as dicts
+    for idx, o in enumerate(raw):  # raw objects (not the model's rows): SnapshotItems iterate as dicts
         if not isinstance(o, dict):
             continue
         try:
             items.append(strip_object(o))
+        except ObjectError as e:  # a UserError, so before ValueError: name the file and the item
+            md = o.get("metadata")
+            name = md.get("name") if isinstance(md, dict) else None
+            named = f" ({short_repr(name)})" if isinstance(name, str) else ""
+            raise ObjectError(f"{p}: item {idx}{named}: {e}") from None
         except ValueError:
             refused[str(o.get("kind"))] += 1
     warnings = list(h.warnings)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from .allowlist import DROP, POD, is_kueue, keep, project, value_key
 from ..decode.defaulting import defaulted_spec
-from ..decode.fields import ObjectError
+from ..decode.fields import ObjectError, short_repr
 from ..decode.spectemplates import SpecTemplate, TemplatedSpec, templated
 
 Obj = dict[str, Any]
@@ -73,6 +73,11 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
+def _as_dict(v: Any) -> Obj:
+    # A mistyped stanza keeps nothing here; the loader reads it as unset too, or names the field.
+    return v if isinstance(v, dict) else {}
+
+
 def _labels(labels: Any) -> Any:
     # Interned: 150k pods repeat the same few hundred label keys/values; one copy each saves memory
     # and makes the loader's label comparisons identity-fast.
@@ -82,7 +87,7 @@ def _labels(labels: Any) -> Any:
 
 
 def _metadata(obj: Obj) -> Obj:
-    src = obj.get("metadata") or {}
+    src = obj.get("metadata")
     meta = _pick(src, _META_KEYS)
     if isinstance(meta.get("namespace"), str):
         meta["namespace"] = intern(meta["namespace"])
@@ -114,7 +119,7 @@ def _container(c: Any) -> Obj:
     if "resources" in out:
         res = _pick(out["resources"], _RESOURCE_KEYS)
         if "claims" in res:
-            res["claims"] = [_pick(x, ("name", "request")) for x in res["claims"] if isinstance(x, dict)]
+            res["claims"] = [_pick(x, ("name", "request")) for x in _as_list(res["claims"]) if isinstance(x, dict)]
         out["resources"] = res
     if "ports" in out:
         ports = out.pop("ports")
@@ -262,7 +267,7 @@ def _pod_spec(spec: Any) -> Obj:
     for key in ("containers", "initContainers"):
         if isinstance(spec.get(key), list):
             s[key] = [_container(c) for c in spec[key]]
-    vols = [v for v in (_volume(v) for v in spec.get("volumes") or []) if v is not None]
+    vols = [v for v in (_volume(v) for v in _as_list(spec.get("volumes"))) if v is not None]
     if vols:
         s["volumes"] = vols
     claims = spec.get("resourceClaims")
@@ -301,11 +306,11 @@ def _node(obj: Obj) -> Obj:
     spec = _pick(obj.get("spec"), ("taints", "unschedulable"))
     if spec:
         out["spec"] = spec
-    src = obj.get("status") or {}
+    src = _as_dict(obj.get("status"))
     st = _pick(src, ("allocatable", "capacity"))
     if isinstance(src.get("images"), list):
         st["images"] = [_pick(i, ("names", "sizeBytes")) for i in src["images"]]
-    kubelet = (src.get("nodeInfo") or {}).get("kubeletVersion")
+    kubelet = _as_dict(src.get("nodeInfo")).get("kubeletVersion")
     if kubelet:
         st["nodeInfo"] = {"kubeletVersion": kubelet}
     if st:
@@ -331,7 +336,7 @@ def _priority_class(obj: Obj) -> Obj:
 
 def _namespace(obj: Obj) -> Obj:
     out = _base(obj)
-    phase = (obj.get("status") or {}).get("phase")
+    phase = _as_dict(obj.get("status")).get("phase")
     if phase:
         out["status"] = {"phase": phase}
     return out
@@ -423,7 +428,7 @@ def strip_object(obj: dict) -> dict:
     """
     kind = obj.get("kind", "")
     if not isinstance(kind, str):
-        raise ObjectError(f"an item's kind must be a string, found {type(kind).__name__}")
+        raise ObjectError(f"kind: expected a string, got {short_repr(kind)}")
     if kind in _REFUSED_KINDS:
         raise ValueError(f"refusing to keep a {kind} in a snapshot")
     if is_kueue(obj):

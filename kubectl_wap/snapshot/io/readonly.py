@@ -16,15 +16,14 @@ import json
 import logging
 import math
 import os
-import re
-import signal
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 from urllib.parse import urlencode, urlsplit
 
 from kubectl_wap.errors import ClusterAccessError, register_secret
+
+from .timeouts import check_timeout, request_deadline, shown_timeout
 
 MAX_TRIES = 5
 BACKOFF_BASE = 0.25  # seconds; doubles per try: 0.25, 0.5, 1, 2
@@ -126,33 +125,6 @@ class CaptureTimeout(ClusterAccessError):
     to name the resource it was reading."""
 
 
-class _DeadlinePassed(TimeoutError):
-    """Raised in the request's own thread when its deadline passes (whatever it was waiting on)."""
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
-    """One deadline for the whole request: DNS, connect, TLS handshake, status line, headers and
-    body. urllib3's timeouts bound each socket operation, so a server that trickles its headers a
-    byte at a time never meets them; a real-time timer (SIGALRM) interrupts whatever the request
-    waits on and raises a TimeoutError there. Only in the main thread (signals are delivered
-    there); elsewhere the per-operation timeouts and the body's deadline remain."""
-    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expired(_signum: int, _frame: object) -> None:
-        raise _DeadlinePassed()
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 class ReadOnlyClient:
     """GET-only access to one API server through a configured kubernetes ApiClient."""
 
@@ -211,7 +183,7 @@ class ReadOnlyClient:
                 url += "?" + urlencode(list(query))
             budget = self._budget(path)  # None: no timeout (kubectl's --request-timeout 0)
             deadline = time.monotonic() + (budget if budget is not None else math.inf)
-            with _deadline(budget):
+            with request_deadline(budget):
                 resp = self._api.call_api("GET", url, header_params=hdrs,
                                           _request_timeout=(budget, budget) if budget is not None else None)
                 headers_read = True
@@ -234,7 +206,7 @@ class ReadOnlyClient:
             if headers_read:
                 raise ClusterAccessError(self._slow_body(path)) from None
             raise ClusterAccessError(
-                f"timed out after {_secs(self.timeout)} waiting for the API server at {self.server_url} "
+                f"timed out after {shown_timeout(self.timeout)} waiting for the API server at {self.server_url} "
                 f"(GET {path}); raise --request-timeout or check the network"
             ) from None
         except u3.SSLError as e:
@@ -296,7 +268,7 @@ class ReadOnlyClient:
         return b"".join(parts)
 
     def _slow_body(self, path: str) -> str:
-        return (f"timed out after {_secs(self.timeout)} reading the answer to GET {path} from the API server at "
+        return (f"timed out after {shown_timeout(self.timeout)} reading the answer to GET {path} from the API server at "
                 f"{self.server_url} (it sends too slowly); raise --request-timeout or check the network")
 
     def _tls_message(self, detail: str) -> str:
@@ -353,55 +325,6 @@ class ReadOnlyClient:
         raise ClusterAccessError(
             f"GET {path} failed {MAX_TRIES} times; last answer {last.status}: {last.server_message()}"
         )
-
-
-DEFAULT_TIMEOUT = 30.0
-# Go's time.ParseDuration grammar: [-+]?([0-9]*(\.[0-9]*)?[a-z]+)+ with these units.
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
-_TIMEOUT_FORMS = ("Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit "
-                  "(e.g. 1s | 2m | 3h)")
-
-
-def _go_duration(text: str) -> float | None:
-    """Seconds of a Go duration string ("1m30s", "1.5s", "500ms", "0"), or None if it is not one."""
-    sign, body = (-1.0, text[1:]) if text[:1] == "-" else (1.0, text[1:] if text[:1] == "+" else text)
-    if body == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(body):
-        m = _DURATION_PART.match(body, pos)
-        if m is None or m.group(1) in ("", "."):
-            return None
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total if body else None
-
-
-def check_timeout(value: Any) -> float | None:
-    """--request-timeout as kubectl reads it (client-go tools/clientcmd/helpers.go ParseTimeout): a
-    whole number of seconds ("30"), or a Go duration ("5s", "1m", "1.5s", "500ms"); "0" means no
-    timeout (returned as None). A bare fraction ("1.5") is refused as kubectl refuses it.
-    UPSTREAM-DIFF: no flag is not kubectl's "0" but 30 s (None here); a negative duration ("-1s",
-    no timeout for kubectl) is refused. Numbers (Python callers, the MCP server) are seconds."""
-    if value is None:
-        return DEFAULT_TIMEOUT
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        t = float(value)
-        if not math.isfinite(t) or t < 0:
-            raise ClusterAccessError(f"--request-timeout must be a finite number of seconds, at least 0, got {value!r}")
-        return t or None
-    text = str(value)
-    t = float(int(text)) if re.fullmatch(r"[+-]?[0-9]+", text) and int(text) >= 0 else _go_duration(text)
-    if t is None:
-        raise ClusterAccessError(f"invalid --request-timeout {text!r}: {_TIMEOUT_FORMS}")
-    if t < 0:
-        raise ClusterAccessError(f"invalid --request-timeout {text!r}: a timeout cannot be negative (0 means none)")
-    return t or None
-
-
-def _secs(timeout: float | None) -> str:
-    return f"{timeout:g}s" if timeout is not None else "no timeout"
 
 
 def _with_impersonation(hdrs: Mapping[str, Any], lines: Sequence[tuple[str, str]]) -> Any:

@@ -78,7 +78,9 @@ def test_completion_offers_files_after_file_flags_and_formats_after_o() -> None:
     out = subprocess.run([str(exe), "__complete", "whatif", "-f", ""], capture_output=True, text=True).stdout.split()
     assert out == [":0"]
     out = subprocess.run([str(exe), "__complete", "whatif", "-o", ""], capture_output=True, text=True).stdout.split()
-    assert out == ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", "html", ":4"]
+    # every -o value of the one output contract (report/formats.py), html too (whatif has a page)
+    assert out == ["table", "wide", "json", "yaml", "name", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=",
+                   "custom-columns=", "custom-columns-file=", "html", ":4"]
 
 
 def test_redaction_map_finds_the_group_in_a_redacted_snapshot() -> None:

@@ -307,3 +307,31 @@ def test_redaction_keeps_quantity_and_version_literals() -> None:
     # a string attribute shaped like a version, an IP or a serial is the cluster's: hashed (issue 31)
     assert red("attr", "580.95.5") == "H580.95.5" and red("attr", "team-a") == "Hteam-a"
     assert red("version", "580.95.5") == "580.95.5"  # a version attribute: semver() compares it
+
+
+def test_a_device_two_claims_hold_stays_taken_until_both_release(tmp_path: Path) -> None:
+    """An exclusive device (allowMultipleAllocations unset) that two victims' claims both hold (a
+    cluster in an inconsistent state) is free only once both are gone: GatherAllocatedState rebuilds
+    the allocated set from every remaining claim. Our incremental base state kept it as a set, so
+    releasing one claim freed the device and the answer (1 or 2 victims) depended on the order of
+    the steps, i.e. on PYTHONHASHSEED. Both victims, under every seed."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    doc = yaml.safe_load((Path(__file__).parent / "scenarios" / "dra-consumable-capacity-preemption.yaml").read_text())
+    for o in doc["cluster"]:
+        if o["kind"] == "ResourceSlice":
+            o["spec"]["devices"][0]["allowMultipleAllocations"] = None
+    f = tmp_path / "cluster.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": doc["cluster"]}))
+    wap = str(Path(sys.executable).parent / "kubectl-wap")
+    answers = set()
+    for seed in ("1", "2", "3", "4"):
+        r = subprocess.run([wap, "whatif", "pod", "preemptor", "-n", "default", "--snapshot", str(f), "--scheduler-version",
+                            "1.38", "--feature-gates", "DRAPreemption=true", "-o", "jsonpath={.victims[*].name}"],
+                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert r.returncode == 0, r.stderr
+        answers.add(r.stdout.strip())
+    assert answers == {"victim-a victim-b"}

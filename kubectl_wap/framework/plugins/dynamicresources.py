@@ -60,7 +60,12 @@ class _Claim:
 
 @dataclass(slots=True)
 class _InUse:
-    taken: set[DeviceID] = field(default_factory=set)  # exclusively allocated devices
+    # Exclusively allocated devices, each with how many allocated claims hold it. A count, not a set:
+    # the base state steps incrementally as victims leave and come back, and a device two claims
+    # hold (a cluster in an inconsistent state) stays taken until both are released, as
+    # GatherAllocatedState, which rebuilds from every remaining claim, has it. A set made the
+    # answer depend on the order of the steps (string hashing: PYTHONHASHSEED).
+    taken: dict[DeviceID, int] = field(default_factory=dict)
     consumed: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)  # shared devices' capacity
     counters: dict[tuple[str, str, str], dict[str, Fraction]] = field(default_factory=dict)  # (driver, pool, set)
     # claims allocated by the simulation: claim key -> (node index, devices)
@@ -288,10 +293,12 @@ class DraIndex:
             for k, v in (a.consumed_capacity or d.capacity).items():
                 k = _qualify(k, d.driver)
                 acc[k] = acc.get(k, Fraction(0)) + sign * v
-        elif sign > 0:
-            u.taken.add(d.id)
         else:
-            u.taken.discard(d.id)
+            n = u.taken.get(d.id, 0) + sign
+            if n > 0:
+                u.taken[d.id] = n
+            else:
+                u.taken.pop(d.id, None)
         for cc in d.consumes_counters:
             acc = u.counters.setdefault((d.driver, d.pool, cc.counter_set), {})
             for k, v in cc.counters.items():
@@ -426,7 +433,7 @@ class DraIndex:
 
 
 def _copy(u: _InUse) -> _InUse:
-    return _InUse(set(u.taken), {k: dict(v) for k, v in u.consumed.items()}, {k: dict(v) for k, v in u.counters.items()}, dict(u.sim))
+    return _InUse(dict(u.taken), {k: dict(v) for k, v in u.consumed.items()}, {k: dict(v) for k, v in u.counters.items()}, dict(u.sim))
 
 
 def _qualify(name: str, driver: str) -> str:

@@ -78,7 +78,7 @@ def test_templated_pods_strip_share_and_write_like_plain_ones(spec: dict, path: 
 
 def test_an_edited_templated_spec_is_treated_as_plain() -> None:
     found = lean.decode_list(json.dumps({"kind": "List", "items": _pods(_variants()[0])}).encode())
-    p = next(found[1])
+    p = next(iter(found[1]))
     p["spec"]["nodeName"] = "elsewhere"  # drops the template: converted from its contents
     assert p["spec"].template is None
     out = for_sharing(strip_object(p))

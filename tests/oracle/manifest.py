@@ -60,13 +60,15 @@ EXAMPLES = Path(__file__).resolve().parent.parent.parent / "docs" / "examples"
 
 
 def example_manifests() -> list[Path]:
-    """The docs/examples manifests that hold a workload or a group to ask about (whatif -f), not
-    the cluster dumps and simulate inputs beside them."""
+    """The docs/examples manifests that hold a workload or a group to ask about (whatif -f) on the
+    default demo, not the cluster dumps and simulate inputs beside them, nor a Job sent to a Kueue
+    queue (its question is asked of the Kueue demo: docs/kueue.md, tests/test_demo_kueue.py)."""
     import yaml
 
     out = []
     for p in sorted(EXAMPLES.glob("*.yaml")):
         docs: list[Any] = [d for d in yaml.safe_load_all(p.read_text()) if isinstance(d, dict)]
-        if docs and all(d.get("kind") not in ("List", "Node") for d in docs):
+        queued = any("kueue.x-k8s.io/queue-name" in ((d.get("metadata") or {}).get("labels") or {}) for d in docs)
+        if docs and not queued and all(d.get("kind") not in ("List", "Node") for d in docs):
             out.append(p)
     return out

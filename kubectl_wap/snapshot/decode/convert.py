@@ -707,17 +707,9 @@ def _target(snap: Snapshot, kind: str, attr: str) -> list:
     return getattr(dra_objects(snap), attr) if kind in DRA_CONVERTERS else getattr(snap, attr)
 
 
-class PodBatch(list):
-    """Pods converted from a run of consecutive pod rows at once (podcolumns.py): build_snapshot
-    reads it as that many Pod items."""
-
-    __slots__ = ()
-
-
-def _located(items: Iterable[Any], source: str) -> Iterator[tuple[int, Any]]:
-    """(place, item) for `items`, with an error the reader raises while decoding one (lean.py: not
-    UTF-8, a number beyond Python's limits) naming the file and the item's place. A PodBatch
-    takes as many places as it has Pods."""
+def _located(items: Iterable[Any], source: str) -> Iterator[Any]:
+    """`items`, with an error the reader raises while decoding one (lean.py: not UTF-8, a number
+    beyond Python's limits) naming the file and the item's place."""
     it = iter(items)
     idx = 0
     while True:
@@ -727,8 +719,8 @@ def _located(items: Iterable[Any], source: str) -> Iterator[tuple[int, Any]]:
             return
         except ObjectError as e:
             raise ObjectError(f"{source}item {idx}: {e}") from None
-        yield idx, obj
-        idx += len(obj) if type(obj) is PodBatch else 1
+        yield obj
+        idx += 1
 
 
 def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, source: str = "") -> Snapshot:
@@ -740,24 +732,7 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
     ignored: dict[str, int] = {}
     dup_warnings: list[str] = []
     pods = snap.pods
-
-    def replace(kind: str, attr: str, key: tuple[str, str, str], m: Any) -> None:
-        # Last one wins, as a re-applied manifest would; say so.
-        lst = _target(snap, kind, attr)
-        lst[seen[key]] = m
-        snap.duplicates.add(key)
-        dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
-
-    for idx, obj in _located(items, source):
-        if type(obj) is PodBatch:  # a run of pod rows converted at once: Pods in item order
-            for m in obj:
-                key = ("Pod", m.namespace, m.name)
-                if key not in seen:
-                    seen[key] = len(pods)
-                    pods.append(m)
-                else:
-                    replace("Pod", "pods", key, m)
-            continue
+    for idx, obj in enumerate(_located(items, source)):
         if type(obj) is Pod:  # already converted (a formatVersion 2 pod row, files.SnapshotItems.models)
             kind, attr, m = "Pod", "pods", obj
             key = ("Pod", m.namespace, m.name)
@@ -788,7 +763,11 @@ def build_snapshot(items: Iterable[Any], header: SnapshotHeader | None = None, s
                 continue
             raise ObjectError(f"{source}item {idx}: missing 'kind'")
         if key in seen:
-            replace(kind, attr, key, m)
+            # Last one wins, as a re-applied manifest would; say so.
+            lst = _target(snap, kind, attr)
+            lst[seen[key]] = m
+            snap.duplicates.add(key)
+            dup_warnings.append(f"duplicate {kind} {'/'.join(k for k in key[1:] if k)}: the last definition is used")
             continue
         lst = _target(snap, kind, attr)
         seen[key] = len(lst)

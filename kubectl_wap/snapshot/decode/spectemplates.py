@@ -165,12 +165,6 @@ class TemplatedSpec(dict):
         return self
 
 
-# The column path's segment: at most this many items are queued before they are converted and
-# handed on (the rows of a segment are held unconverted meanwhile: memory bounded by a segment).
-SEGMENT = 4096
-FULL: Any = object()  # Decoder.take's "the segment is full: drain it"
-
-
 class Decoder:
     """Turns formatVersion 2 and 3 items back into the items that were written. `item` returns
     None for a template or label set definition (consumed here) and the expanded item
@@ -180,8 +174,7 @@ class Decoder:
     (owners.py)."""
 
     def __init__(self, where: str, pod_from_row: Callable[[list, SpecTemplate, Any], Any] | None = None,
-                 version: int = FORMAT_VERSION,
-                 pods_from_rows: Callable[[list[list], dict, dict], Any] | None = None) -> None:
+                 version: int = FORMAT_VERSION) -> None:
         self.where = where
         self.templates: dict[int, SpecTemplate] = {}
         self.labelsets: dict[int, LabelSet] = {}
@@ -189,12 +182,6 @@ class Decoder:
         self.pod_from_row = pod_from_row
         self.on_row: Callable[[Any, Any, SpecTemplate], None] | None = None
         self._owned_len = OWNED_ROW_LEN if version >= 3 else ROW_LEN  # a version 2 row never has owners
-        # The column path (issue 34): `take` queues plain rows, `drain` converts a run of them at
-        # once with `pods_from_rows` (one batch, or None: the rows are then converted one by one,
-        # which is also the reference). False (tests) or an `on_row` listener: row by row.
-        self.pods_from_rows = pods_from_rows
-        self.columns = pods_from_rows is not None
-        self.queue: list[Any] = []  # rows (lists) and other items, in item order (take, drain)
 
     def _template(self, ref: Any, n: int) -> SpecTemplate:
         t = self.templates.get(ref) if type(ref) is int else None
@@ -234,78 +221,14 @@ class Decoder:
             if len(obj) != ROW_LEN:
                 owners = obj[ROW_LEN]
                 owners = self.owners[owners] if type(owners) is int and 0 <= owners < len(self.owners) else self._owners(obj, n)
-            return self._row_model(obj, t, labels, owners)
+            pod = self.pod_from_row(obj, t, labels)  # type: ignore[misc]
+            if pod is not None:
+                if self.on_row is not None:
+                    self.on_row(pod, owners, t)
+                return pod
+            # a value of an odd kind: the expanded item, for the general path to judge (owners read once)
+            return expand(obj, templated(t, obj[6]), labels.labels if type(labels) is LabelSet else labels, owners)
         return self.item(obj, n)
-
-    def _row_model(self, row: list, t: SpecTemplate, labels: Any, owners: Any) -> Any:
-        pod = self.pod_from_row(row, t, labels)  # type: ignore[misc]
-        if pod is not None:
-            if self.on_row is not None:
-                self.on_row(pod, owners, t)
-            return pod
-        # a value of an odd kind: the expanded item, for the general path to judge (owners read once)
-        return expand(row, templated(t, row[6]), labels.labels if type(labels) is LabelSet else labels, owners)
-
-    def take(self, obj: Any, n: int) -> Any:
-        """`model` for the column path: a pod row whose references resolve now is queued
-        unconverted, any other item is converted now (definitions are read in order) and queued
-        as it is; None, or FULL once SEGMENT items are queued (the reader then drains them). The
-        references are checked here, in item order, as `model` checks them: a LabelSet defined
-        only after the row must still be an error, and an inline owners list takes the next id
-        now."""
-        q = self.queue
-        if type(obj) is list and (len(obj) == ROW_LEN or len(obj) == self._owned_len):
-            ref, labels = obj[0], obj[4]
-            if type(ref) is int and ref in self.templates and (type(labels) is not int or labels in self.labelsets):
-                if len(obj) == ROW_LEN:
-                    q.append(obj)
-                    return FULL if len(q) >= SEGMENT else None
-                o = obj[ROW_LEN]
-                if type(o) is int and 0 <= o < len(self.owners):
-                    q.append(obj)
-                    return FULL if len(q) >= SEGMENT else None
-                if type(o) is list and o:
-                    self.owners.append(o)
-                    q.append(obj)
-                    return FULL if len(q) >= SEGMENT else None
-        out = self.model(obj, n)  # raises for a row that refers to what is not defined yet
-        if out is None:
-            return None
-        q.append(out)  # never a list: a row of the odd kind comes back expanded (a dict)
-        return FULL if len(q) >= SEGMENT else None
-
-    def drain(self) -> Iterator[Any]:
-        """The queued items in order, their rows as Pods: runs of consecutive rows as PodBatches
-        from one column conversion of the segment's rows, or (when a row is not of the plain kind,
-        or raises) each row as `model` converts it, so an error is the same, at the same item,
-        after the same items."""
-        queue, self.queue = self.queue, []
-        rows = [e for e in queue if type(e) is list]
-        batch = self.pods_from_rows(rows, self.templates, self.labelsets) if rows else []  # type: ignore[misc]
-        if batch is None:
-            for e in queue:
-                if type(e) is not list:
-                    yield e
-                    continue
-                labels = e[4]
-                o = e[ROW_LEN] if len(e) != ROW_LEN else None
-                yield self._row_model(e, self.templates[e[0]], self.labelsets[labels] if type(labels) is int else labels,
-                                      self.owners[o] if type(o) is int else o)
-            return
-        if len(rows) == len(queue):
-            yield batch
-            return
-        at = run = 0
-        for e in queue:
-            if type(e) is list:
-                run += 1
-                continue
-            if run:
-                yield type(batch)(batch[at:at + run])
-                at, run = at + run, 0
-            yield e
-        if run:
-            yield type(batch)(batch[at:at + run])
 
     def _expand_row(self, row: list, n: int) -> dict:
         spec = templated(self._template(row[0], n), row[6])

@@ -22,7 +22,6 @@ except ImportError:  # optional: the zipapp plugin may run without compiled exte
     _orjson = None
 from ...model import Snapshot, SnapshotHeader
 from ..decode.convert import build_snapshot, pod_from_row
-from ..decode.podcolumns import pods_from_rows
 
 # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18). Imported
 # on first use (`_lean_decoder`): our own snapshots never need it, and msgspec with its typed Structs
@@ -42,7 +41,7 @@ def _lean_decoder() -> Any:
         _lean = lean
     return _lean
 
-from ..decode.spectemplates import FULL, Decoder, check_version
+from ..decode.spectemplates import Decoder, check_version
 from .safeyaml import safe_yaml
 
 SNAPSHOT_API_VERSION = "kubectl-wap/v1alpha1"
@@ -329,7 +328,7 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
     except UserError:
         f.close()
         raise
-    decoder = Decoder(f"{path}: ", pod_from_row, version, pods_from_rows) if version >= 2 else None
+    decoder = Decoder(f"{path}: ", pod_from_row, version) if version >= 2 else None
 
     def _parse_line(body: bytes, lineno: int) -> Any:
         try:
@@ -351,40 +350,8 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
     size = path.stat().st_size
     where = _file_position(f)
 
-    def in_file(e: UserError) -> UserError:
-        msg = str(e)
-        return UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}")
-
     def items(models: bool) -> Iterator[Any]:
-        if models and decoder is not None and decoder.columns and decoder.on_row is None:
-            return batched(lines(decoder.take))
-        return lines(None if decoder is None else decoder.model if models else decoder.item)
-
-    def drained() -> Iterator[Any]:
-        try:
-            yield from decoder.drain()  # type: ignore[union-attr]
-        except UserError as e:  # as `lines` words an error of a row it converts itself
-            raise in_file(e) from None
-
-    def batched(read: Iterator[Any]) -> Iterator[Any]:
-        """`read` with Decoder.take queueing its items, drained whenever a segment is full, at the
-        end, and before an error the reading raises: the sequence `model` gives, rows batched."""
-        try:
-            for obj in read:
-                if obj is FULL:
-                    yield from drained()
-                    continue
-                if decoder.queue:  # type: ignore[union-attr]
-                    yield from drained()
-                yield obj
-        except Exception:
-            if decoder.queue:  # type: ignore[union-attr]
-                yield from drained()
-            raise
-        if decoder.queue:  # type: ignore[union-attr]
-            yield from drained()
-
-    def lines(decode: Callable[[Any, int], Any] | None) -> Iterator[Any]:
+        decode = None if decoder is None else decoder.model if models else decoder.item
         loads = _loads
         lineno = 0
         n = 0
@@ -417,7 +384,8 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
                     try:
                         obj = decode(obj, n)
                     except UserError as e:
-                        raise in_file(e) from None
+                        msg = str(e)
+                        raise UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
                 n += 1
                 if obj is not None:
                     yield obj

@@ -166,3 +166,20 @@ def test_pending_index_and_its_reasons():
     wide = subprocess.run([WAP, "pending", "-A", "--demo", "-o", "wide"], capture_output=True, text=True, timeout=120).stdout
     assert wide.splitlines()[0].split()[:9] == ["KIND", "NAMESPACE", "NAME", "PRIORITY", "PODS", "AGE", "REASON", "PREEMPTION", "ADD-NODE"]
     assert "Why pending" not in wide
+
+
+PROSE = [
+    ["pending", "-A", "--demo", "--compare-versions", "1.37,1.38"],  # Victim changes: a gang's names, 209 columns
+    ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--optimal"],  # the solver's lines
+]
+
+
+@pytest.mark.parametrize("args", PROSE, ids=["pending-compare-versions", "whatif-optimal"])
+def test_prose_is_wrapped_at_80_columns_without_trailing_spaces(args):
+    """Lines of prose after a table are wrapped at the terminal's width at spaces (tables.say),
+    never left past it, and no line ends with a space (rich's own wrap leaves one there)."""
+    code, out = run_in_pty([WAP, *args], 80, rows=200)
+    assert code == 0, out
+    lines = ANSI.sub("", out).splitlines()
+    assert all(len(ln) <= 80 for ln in lines), max(lines, key=len)
+    assert [ln for ln in lines if ln.endswith(" ")] == []

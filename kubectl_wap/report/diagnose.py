@@ -182,7 +182,9 @@ def _decides(s: dict, o: dict) -> str:
 
 @inert
 def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
-    console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
+    # Prose through say(): wrapped at spaces with no trailing space (rich's own wrap leaves one).
+    console.print()
+    say(console, f"Fewest victims (--optimal): {d['summary']}")
     o = d.get("optimum")
     if o:
         rows = [[f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], u["pods"]] for u in o["victims"]]
@@ -192,23 +194,22 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
             per.setdefault(p["node"], []).append(p["pod"]["name"])
         print_table(console, "Its placement", ["NODE", "PODS", "NAMES"], [[n, len(v), ", ".join(v)] for n, v in per.items()], no_headers)
         by = lambda x: ", ".join(f"{v} at {k}" for k, v in x.items()) or "none"  # noqa: E731
-        console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
-                      f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
+        say(console, f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
+                     f"fewest-victims {by(o['victimPodsByPriority'])}")
         if o.get("schedulerPlacesIt") is not None:
-            say = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
+            places = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
                    if o["schedulerPlacesIt"] else
                    "kube-scheduler's own cycle would not place the preemptor with only these victims gone (its greedy placement "
                    "needs more room than this packing)")
-            console.print(say + ".", highlight=False)
+            say(console, places + ".")
     sv = d.get("solver")
     if sv:
         secs = sum(s["seconds"] for s in sv["stages"])
         gaps = [s for s in sv["stages"] if not s["optimal"]]
         gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
-        console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
+        say(console, f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.")
     if sv:
-        console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".",
-                      highlight=False)
+        say(console, "Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".")
 
 
 def forensics_document(f: Any) -> dict[str, Any]:

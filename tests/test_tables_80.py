@@ -171,15 +171,19 @@ def test_pending_index_and_its_reasons():
 PROSE = [
     ["pending", "-A", "--demo", "--compare-versions", "1.37,1.38"],  # Victim changes: a gang's names, 209 columns
     ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "--optimal"],  # the solver's lines
+    ["why-preempted", "pod", "ablation-0", "-n", "research", "--snapshot", "docs/examples/demo-after-job-1.json.gz"],  # evidence
 ]
 
 
-@pytest.mark.parametrize("args", PROSE, ids=["pending-compare-versions", "whatif-optimal"])
+@pytest.mark.parametrize("args", PROSE, ids=["pending-compare-versions", "whatif-optimal", "why-preempted"])
 def test_prose_is_wrapped_at_80_columns_without_trailing_spaces(args):
     """Lines of prose after a table are wrapped at the terminal's width at spaces (tables.say),
     never left past it, and no line ends with a space (rich's own wrap leaves one there)."""
-    code, out = run_in_pty([WAP, *args], 80, rows=200)
+    code, out = run_in_pty([WAP, *args], 80, rows=200, cwd=Path(__file__).parent.parent)
     assert code == 0, out
     lines = ANSI.sub("", out).splitlines()
     assert all(len(ln) <= 80 for ln in lines), max(lines, key=len)
     assert [ln for ln in lines if ln.endswith(" ")] == []
+    # a wrapped line continues indented, never at column 0 (why-preempted's evidence and its
+    # Uncertain: line continued there, as `2026-11-30T11:58:00Z: "default-scheduler: ...` and `UID, ...`)
+    assert not any(re.match(r"(2026-|UID|before |v1\.)", ln) for ln in lines), lines

@@ -226,19 +226,21 @@ def forensics_document(f: Any) -> dict[str, Any]:
 @inert
 def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
     v = d["victim"]
-    say = lambda s: console.print(s, highlight=False)  # noqa: E731
+    # Prose through tables.say: wrapped at spaces with continuation lines indented and no
+    # trailing space (rich's own wrap started them at column 0 and left a space at each end).
+    line = lambda s, indent="  ": say(console, s, indent=indent)  # noqa: E731
     verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
-    say(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
+    line(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
     if v["priority"] is not None:
-        say(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
+        line(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
     for e in d["evidence"]:
-        say(f"  - {e}")
+        line(f"  - {e}", "    ")
     if d["suspects"]:
         rows = [[f"{s['kind']} {s['namespace']}/{s['name']}", s["priority"], s["confidence"], "; ".join(s["evidence"])] for s in d["suspects"]]
         print_table(console, "Most likely preemptor(s)", ["PREEMPTOR", "PRIORITY", "CONFIDENCE", "REASON"], rows, no_headers)
     if d["replay"]:
-        say(f"Replay: {d['replay']}")
-    if line := profile_line(d):
-        say(line)
+        line(f"Replay: {d['replay']}")
+    if rules := profile_line(d):
+        line(rules)
     for u in d["uncertainty"]:
-        say(f"Uncertain: {u}")
+        line(f"Uncertain: {u}")

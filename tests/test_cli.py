@@ -228,6 +228,7 @@ ERRORS = {
     "wrong namespace": (["whatif", "podgroup", "job-1", "-n", "default", "--demo"], "use -n"),
     "bad requests": (["whatif", "podgroup", "x", "-n", "ml", "--replicas", "2", "--requests", "cpu=abc", "--demo"], "--requests"),
     "bad gate name": (["whatif", *JOB1, "--feature-gates", "NoSuchGate=true"], "feature gate"),
+    "misspelt gate": (["whatif", *JOB1, "--feature-gates", "GenericWorkld=true"], "'GenericWorkld' (did you mean 'GenericWorkload'?)"),
     "bad gate value": (["whatif", *JOB1, "--feature-gates", "GenericWorkload=maybe"], "feature gate"),
     "missing snapshot": (["whatif", "podgroup", "job-1", "-n", "ml", "--snapshot", "/nonexistent/snap.json"], "/nonexistent/snap.json"),
     "snapshot and demo": (["whatif", *JOB1, "--snapshot", "x.json"], "--demo"),

@@ -72,6 +72,22 @@ def test_demo_kueue_on_the_command_line() -> None:
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
+@pytest.mark.parametrize("args", [["pending", "-A", "--demo", "kuee"], ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "kuee"],
+                                  ["pending", "--demo", "kuee", "-A"]])
+def test_misspelt_demo_after_a_space_suggests_the_closest(args: list[str]) -> None:
+    """`--demo kuee` (space form): demo_args leaves an unknown word after --demo (it may be a kind
+    or a name), click then said only "Got unexpected extra argument(s) (kuee)"."""
+    r = subprocess.run([sys.executable, "-m", "kubectl_wap.cli", *args], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and not r.stdout
+    assert r.stderr.splitlines() == ["error: no bundled demo 'kuee' (did you mean kueue?); --demo alone is the default demo, "
+                                     "--demo dra | --demo kueue the others"]
+
+
+def test_a_stray_word_far_from_a_demo_name_is_still_clicks_error() -> None:
+    r = subprocess.run([sys.executable, "-m", "kubectl_wap.cli", "pending", "-A", "--demo", "zzz"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and r.stderr.strip() == "error: Got unexpected extra argument(s) (zzz)"
+
+
 def test_completion_reads_the_named_demo() -> None:
     from kubectl_wap.cli.completion import candidates
 

@@ -344,3 +344,14 @@ def test_custom_columns_align_as_a_tabwriter(rows: list[list[str]]) -> None:
         for line, row in zip(lines, rows):
             assert line[start:start + width] == row[c].ljust(width)
     assert all(line == line.rstrip() for line in lines)
+
+
+@pytest.mark.parametrize("value, hint", [("prod.json.gz", True), ("out/snap.json", True), ("jsonpath={.kind}", False),
+                                         ("custom-columns=NAME:.metadata.name", False), ("wide", False)])
+def test_snapshot_refuses_other_formats_and_points_a_path_at_output_file(value: str, hint: bool) -> None:
+    """snapshot prints json or yaml; `-o FILE` (a path) is told about --output-file, a template is
+    not (`-o jsonpath={.kind}` was told to `use --output-file jsonpath={.kind}`)."""
+    r = invoke("snapshot", "--demo", "-o", value)
+    assert r.exit_code == 2 and not r.stdout
+    assert r.stderr.strip().startswith(f"error: -o is a format: json or yaml (got '{value}')")
+    assert ("--output-file" in r.stderr) == hint, r.stderr

@@ -98,3 +98,14 @@ def test_completion_reads_the_named_demo() -> None:
 def test_pending_prose_of_a_workload_row_has_no_kube_scheduler_preemption_cell() -> None:
     r = CliRunner().invoke(app, ["pending", "-A", "--snapshot", "@demo-kueue"])
     assert r.exit_code == 0 and "Preemption: -" not in r.stdout and "team-b/sweep: Kueue: not admitted" in r.stdout
+
+
+def test_simulate_says_it_leaves_out_the_workloads_kueue_has_not_admitted() -> None:
+    """simulate plays kube-scheduler's queue: the Kueue demo's pending Workload team-b/sweep has no
+    pod, so it ran 0 cycles and said nothing of it; now a warning names it and points at pending."""
+    r = CliRunner().invoke(app, ["simulate", "--snapshot", "@demo-kueue", "-o", "json"])
+    assert r.exit_code == 0, r.output
+    warnings = [w for w in json.loads(r.stdout)["warnings"] if "Kueue has not admitted" in w]
+    assert len(warnings) == 1 and "(team-b/sweep)" in warnings[0] and "`pending -A`" in warnings[0], warnings
+    plain = CliRunner().invoke(app, ["simulate", "--demo", "-o", "json"])
+    assert not [w for w in json.loads(plain.stdout)["warnings"] if "Kueue" in w]  # no Kueue object: no word of it

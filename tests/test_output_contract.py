@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[list[str], bool, object, str]] = {
     "simulate": (["simulate", "--demo"], True, lambda d: d["cycles"], "N:.n,OBJECT:.object.name,ACTION:.action"),
     "why-preempted": (["why-preempted", "pod/ablation-0", "-n", "research", "--demo"], False, lambda d: d["suspects"],
                       "NAME:.name,CONFIDENCE:.confidence"),
+    # the Kueue demo: a Workload row (kind Workload, no pod yet) and a whatif with Kueue's stage first
+    "pending --demo kueue": (["pending", "-A", "--snapshot", "@demo-kueue"], True, lambda d: d["items"], "NAME:.name,KIND:.kind"),
+    "whatif --demo kueue": (["whatif", "-f", str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "kueue-job.yaml"),
+                             "--snapshot", "@demo-kueue"], True, lambda d: d["victims"], "NAME:.name,NODE:.node"),
 }
 
 
@@ -245,6 +249,8 @@ CUSTOM_COLUMNS = {
     "pending": "NAME:.name,PREEMPTION:.preemption.helps,BLOCKERS:.blockers,AGE:.ageSeconds",
     "pending --compare-versions": "NAME:.name,CHANGED:.changed,BEFORE:.before.outcome",
     "simulate": "N:.n,OBJECT:.object.name,VICTIMS:.victims[*].name,CAUSED-BY:.causedBy",
+    "why-preempted": "NAME:.name,CONFIDENCE:.confidence,EVIDENCE:.evidence,PRIORITY:.priority",
+    "pending --demo kueue": "NAME:.name,STAGE:.stage,PODS:.pendingPods,QUEUEING:.queueing.clusterQueue",
 }
 
 

@@ -150,6 +150,12 @@ def test_help_fits_80_columns_and_files_are_FILE(command):
         m = re.search(rf"^ +(?:-\w, )?{flag} (\S+)", out, re.M)  # the option's own line
         if m:
             assert m.group(1) == "FILE", (flag, m.group(0))
+    # -o's formats are wrapped between names, never inside one (`...|jso` / `npath=...`)
+    if re.search(r"^ +-o, --output FORMAT", out, re.M):
+        from kubectl_wap.report.formats import FORMATS, TEMPLATE_FORMATS
+
+        words = {w.rstrip(",") for w in out.split()}
+        assert {f + ("=..." if f in TEMPLATE_FORMATS else "") for f in FORMATS} <= words, out
 
 
 def test_pending_index_and_its_reasons():

@@ -109,3 +109,9 @@ def test_simulate_says_it_leaves_out_the_workloads_kueue_has_not_admitted() -> N
     assert len(warnings) == 1 and "(team-b/sweep)" in warnings[0] and "`pending -A`" in warnings[0], warnings
     plain = CliRunner().invoke(app, ["simulate", "--demo", "-o", "json"])
     assert not [w for w in json.loads(plain.stdout)["warnings"] if "Kueue" in w]  # no Kueue object: no word of it
+
+
+def test_simulate_with_no_cycle_prints_no_empty_timeline() -> None:
+    r = CliRunner().invoke(app, ["simulate", "--snapshot", "@demo-kueue"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("Simulation: 0 cycle(s)") and "Timeline" not in r.stdout and "#     KIND" not in r.stdout, r.stdout

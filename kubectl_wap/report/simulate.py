@@ -155,7 +155,8 @@ def render_simulation(doc: dict, console: Console, wide: bool = False, no_header
         row = [c["n"], o["kind"], f"{o['namespace']}/{o['name']}", c["priority"], _action(c),
                _names(victims, wide) if wide else (len(victims) or "-")]
         rows.append(row + ([c["message"]] if wide else []))
-    print_table(console, "Timeline", headers, rows, no_headers)
+    if rows or no_headers:  # no cycle: the summary says 0 cycle(s); a header over no rows says nothing more
+        print_table(console, "Timeline", headers, rows, no_headers)
     if no_headers:
         if err is not None:
             print_warnings(err, doc["warnings"])

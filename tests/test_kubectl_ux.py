@@ -82,6 +82,8 @@ def test_explain_takes_the_hypothetical_flags():
     (["whatif", "podgroup", "new", "-n", "nosuch", "--demo", "--replicas", "2", "--requests", "cpu=1"], 'namespace "nosuch" not found'),
     (["whatif", "podgrop", "job-1", "-n", "ml", "--demo"], "did you mean 'podgroup'"),
     (["whatif", *JOB1, "--context", "prod"], "--context applies to a live cluster"),
+    # refused like the other connection flags (docs/live-clusters.md); any value, `abc` too, was taken
+    (["pending", "-A", "--demo", "--request-timeout", "abc"], "--request-timeout applies to a live cluster"),
     (["whatif", *JOB1, "-o", "jsn"], "unknown output format 'jsn' (did you mean 'json'?)"),
     (["explain", "podgroup/job-1", "extra", "-n", "ml", "--demo"], "TYPE/NAME"),
     (["whatif", "-n", "ml", "--demo"], "say what to analyze: whatif"),

@@ -95,6 +95,8 @@ class Source(Connection):
             raise UserError(f"--context applies to a live cluster; it cannot be combined with {offline} (the state comes from the file)")
         if offline and self.kubeconfig:
             raise UserError(f"--kubeconfig applies to a live cluster; it cannot be combined with {offline}")
+        if offline and self.request_timeout is not None:  # as docs/live-clusters.md says; any value was taken and never read
+            raise UserError(f"--request-timeout applies to a live cluster; it cannot be combined with {offline}")
         given = self.overrides().any_set() if offline else []
         if given:
             raise UserError(f"{given[0]} applies to a live cluster; it cannot be combined with {offline}")

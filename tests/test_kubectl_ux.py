@@ -340,9 +340,10 @@ def test_diff_two_snapshots(tmp_path):
     items = [o for o in items if not (o.get("kind") == "Pod" and o["metadata"].get("namespace") == "research")]
     other = tmp_path / "b.json"
     other.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    r = invoke("diff", *JOB1[:4], "--demo", "--to", f"--snapshot {other}", "-o", "json")
-    # --demo and --snapshot together are refused for B: B must drop --demo.
-    assert r.exit_code == 2
+    # B's --snapshot replaces A's --demo (it was refused as "--snapshot and --demo together", and --to
+    # has no way to drop A's --demo: the demo could not be compared with a file at all)
+    from_demo = invoke("diff", *JOB1[:4], "--demo", "--to", f"--snapshot {other}", "-o", "json")
+    assert from_demo.exit_code == 0, from_demo.output
     r = invoke("diff", *JOB1[:4], "--snapshot", str(tmp_path / "a.json"), "--to", f"--snapshot {other}")
     assert r.exit_code == 2  # A's file is missing: one line
     (tmp_path / "a.json").write_text(run("snapshot", "--demo", "-o", "json").stdout)
@@ -353,6 +354,12 @@ def test_diff_two_snapshots(tmp_path):
     assert d["changed"] and d["a"]["outcome"] == "Preempt" and d["b"]["outcome"] == "NoPreemptionNeeded"
     assert {(v["namespace"], v["name"]) for v in d["victimsRemoved"]} == {(v["namespace"], v["name"]) for v in a["victims"]}
     assert d["victimsAdded"] == [] and d["placementChanges"]
+    assert {k: v for k, v in json.loads(from_demo.stdout).items() if k != "source"} == {k: v for k, v in d.items() if k != "source"}
+    # and the other way round: B's --demo replaces A's --snapshot; `--demo kueue` is read as on A's line
+    back = invoke("diff", *JOB1[:4], "--snapshot", str(other), "--to", "--demo", "-o", "json")
+    assert back.exit_code == 0 and json.loads(back.stdout)["b"]["outcome"] == "Preempt", back.output
+    kueue = invoke("diff", *JOB1[:4], "--demo", "--to", "--demo kueue")
+    assert kueue.exit_code == 2 and "holds no PodGroups" in kueue.stderr, kueue.output  # not "unknown kind 'kueue'"
 
 
 # ---- rank ----------------------------------------------------------------------------------------

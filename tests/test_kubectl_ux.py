@@ -85,6 +85,9 @@ def test_explain_takes_the_hypothetical_flags():
     # refused like the other connection flags (docs/live-clusters.md); any value, `abc` too, was taken
     (["pending", "-A", "--demo", "--request-timeout", "abc"], "--request-timeout applies to a live cluster"),
     (["whatif", *JOB1, "-o", "jsn"], "unknown output format 'jsn' (did you mean 'json'?)"),
+    # was "unknown kind 'job-1'" / "say what to analyze: rank podgroup|... NAME", a form rank does not take
+    (["rank", "--for", "job-1", "-n", "ml", "--demo"], "--for wants TYPE/NAME, e.g. --for podgroup/job-1 (got 'job-1')"),
+    (["rank", "--for", "podgroup", "-n", "ml", "--demo"], "--for wants TYPE/NAME"),
     (["explain", "podgroup/job-1", "extra", "-n", "ml", "--demo"], "TYPE/NAME"),
     (["whatif", "-n", "ml", "--demo"], "say what to analyze: whatif"),
     (["explain", "-n", "ml", "--demo"], "say what to analyze: explain"),

@@ -456,3 +456,17 @@ def test_each_reprieve_step_shows_its_arithmetic():
         assert m, ln
         total, op, alloc = int(m.group(1)), m.group(2), int(m.group(3))
         assert (total > alloc) == (op == ">") == ("-> needed" in ln)
+
+
+@pytest.mark.parametrize("args, want", [
+    (["rank", "--demo", "--order", "protecton"], "error: Invalid value for '--order': 'protecton' is not one of 'risk', "
+                                                 "'protection' (did you mean 'protection'?)."),
+    (["rank", "--demo", "--color", "nevr"], "(did you mean 'never'?)."),
+    (["rank", "--demo", "--order", "x"], "error: Invalid value for '--order': 'x' is not one of 'risk', 'protection'."),
+])
+def test_a_misspelt_choice_names_the_closest(args, want):
+    """click's choice error (through the console entry point) gets the closest value, as our own
+    errors name it; nothing close, click's line as it was."""
+    r = run(*args)
+    assert r.returncode == 2 and not r.stdout
+    assert len(r.stderr.splitlines()) == 1 and want in r.stderr, r.stderr

@@ -251,14 +251,23 @@ def _exit_without_teardown(code: object) -> None:
 
 def _usage_message(e: Exception, args: list[str]) -> str:
     """click's usage error, or ours where click's misses the point: a misspelt `--demo NAME` is
-    left to click as a stray argument ("Got unexpected extra argument(s) (kuee)")."""
+    left to click as a stray argument ("Got unexpected extra argument(s) (kuee)"), and a choice
+    (`--order protecton`) gets the closest value named, as our own errors name it."""
     import re
 
     from .options import demo_typo
 
     msg = e.format_message()  # type: ignore[attr-defined]
     m = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((\S+)\)", msg)
-    return (m and demo_typo(args, m.group(1))) or msg
+    if m:
+        return demo_typo(args, m.group(1)) or msg
+    m = re.fullmatch(r"(Invalid value for '[^']+': '(.*)' is not one of ((?:'[^']*'(?:, )?)+))\.", msg, re.S)
+    if m:
+        from ..model.lookup import did_you_mean
+
+        choices = re.findall(r"'([^']*)'", m.group(3))
+        return f"{m.group(1)}{did_you_mean(m.group(2), choices, n=1)}."
+    return msg
 
 
 def _main() -> None:

@@ -41,6 +41,7 @@ def test_without_yes_it_says_what_it_would_create_and_sends_nothing(tmp_path: Pa
     assert r.stderr.strip() == "error: nothing created: pass --yes to create these objects"
     assert f"Would create in {url}:" in r.stdout
     assert "  161 Pods: " in r.stdout and "  4 Namespaces: batch, inference, ml, research" in r.stdout
+    assert "  5 PriorityClasses: batch-default, high-priority, inference-critical, low-priority, training-never" in r.stdout  # was PriorityClasss
 
 
 def test_yes_creates_the_demo_in_its_namespaces_only(tmp_path: Path) -> None:

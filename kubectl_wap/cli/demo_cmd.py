@@ -45,7 +45,8 @@ def demo_load(
                 for kind, n in counts.items():
                     names = sorted({w.name if w.namespace is None else f"{w.namespace}/{w.name}" for w in writes if w.kind == kind})
                     shown = ", ".join(names[:6]) + (f", ... ({n} in all)" if n > 6 else "")
-                    typer.echo(f"  {n} {kind}{'s' if n > 1 else ''}: {shown}")
+                    plural = ("es" if kind.endswith("s") else "s") if n > 1 else ""  # PriorityClasses, not PriorityClasss
+                    typer.echo(f"  {n} {kind}{plural}: {shown}")
                 raise UserError("nothing created: pass --yes to create these objects")
 
             def said(o) -> None:  # kubectl's "pod/x created" / "... unchanged" lines

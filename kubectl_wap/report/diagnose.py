@@ -80,6 +80,7 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
         # a namespace the user did not choose (the context's) gets the hint (issue 33).
         hint = "; use -A for all namespaces" if hint_all_namespaces and doc.get("namespace") else ""
         (err or console).print(f"No pending pods or pod groups{where}{hint}.", highlight=False)
+        print_warnings(err or console, doc.get("warnings") or [])  # the source's warnings stand without rows too
         return
     print_table(console, None, headers, rows, no_headers)
     # Prose through say(): wrapped at the terminal's width at spaces, no trailing spaces.

@@ -191,6 +191,11 @@ def test_selector_and_victim_namespace_filter_what_is_shown_only():
     assert ns["filter"]["victimUnits"] == len(full["victimUnits"]) > ns["filter"]["shownUnits"]
     table = invoke("whatif", *JOB1, "--victim-namespace", "research", "--color", "never")
     assert "Shown: " in table.stdout and "batch/render-0" not in table.stdout
+    assert "Warning" not in table.stderr and ns["warnings"] == full["warnings"]
+    # a typo shows nothing: a warning names the closest namespace (it said only "Shown: 0 of 7")
+    typo = invoke("whatif", *JOB1, "--victim-namespace", "researc", "--color", "never")
+    assert typo.exit_code == 0 and "Shown: 0 of 7" in typo.stdout
+    assert "Warning: --victim-namespace: no object of the cluster is in namespace \"researc\" (did you mean 'research'?)" in typo.stderr
     from kubectl_wap.report.victimfilter import parse_label_selector
 
     sel = parse_label_selector("app=web,tier in (a, b),!legacy,env!=prod")

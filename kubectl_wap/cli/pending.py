@@ -101,12 +101,10 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
     if ns is not None:
         # kubectl says "No resources found" for a namespace that does not exist too, but a typo of -n
         # gets the closest name, as rank and whatif give it (there an error: they name one object).
-        # Only a near miss: an empty namespace (default) is not in a snapshot that holds no Namespaces.
-        from ..model.lookup import did_you_mean, namespaces
+        from ..model.lookup import namespace_near_miss
 
-        known = namespaces(snap)
-        if ns not in known and (hint := did_you_mean(ns, known)):
-            t.warnings.append(f'no object of the cluster is in namespace "{ns}"{hint}')
+        if miss := namespace_near_miss(snap, ns):
+            t.warnings.append(miss)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))
     return doc, False

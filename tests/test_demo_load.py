@@ -165,3 +165,16 @@ def test_writes_are_made_as_the_identity_the_reads_are(tmp_path: Path) -> None:
     for q in recorded:
         imp = [(k.lower(), v) for k, v in q.header_lines if k.lower().startswith("impersonate-")]
         assert imp == [("impersonate-user", "alice"), ("impersonate-group", "devs"), ("impersonate-group", "ops")], (q.method, q.path)
+
+
+def test_without_yes_the_lists_fit_an_80_column_terminal(tmp_path: Path) -> None:
+    """What it would create, wrapped at the terminal's width (its lines ran to 154 columns); a pipe
+    keeps each kind on one line (test above)."""
+    from tests.ptyrun import run_in_pty
+
+    with FakeApiServer([], writable=True) as srv:
+        code, out = run_in_pty([WAP, "demo", "load", "--kubeconfig", str(srv.write_kubeconfig(tmp_path / "kc"))], 80)
+        assert srv.requests == []
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out).splitlines()
+    assert code == 2 and all(len(ln) <= 80 for ln in lines), max(lines, key=len)
+    assert "  5 PriorityClasses: batch-default, high-priority, inference-critical," in lines

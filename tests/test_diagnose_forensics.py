@@ -211,3 +211,11 @@ def test_a_name_not_found_suggests_the_closest_as_whatif_does(args, words):
     r = CliRunner().invoke(app, ["why-preempted", *args, "--snapshot", str(AFTER_FILE)])
     assert r.exit_code == 2 and not r.stdout, r.output
     assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+
+
+def test_a_group_on_several_nodes_says_nodes():
+    r = CliRunner().invoke(app, ["why-preempted", "podgroup/protein-fold", "-n", "research", "--snapshot", str(AFTER_FILE)])
+    assert r.exit_code == 0, r.output
+    assert "Victim priority 100, on nodes gpu-a2, gpu-b3\n" in r.stdout  # was "on node gpu-a2, gpu-b3"
+    one = CliRunner().invoke(app, ["why-preempted", "pod/ablation-0", "-n", "research", "--snapshot", str(AFTER_FILE)])
+    assert "Victim priority 100, on node gpu-a3\n" in one.stdout

@@ -233,7 +233,8 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
     verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
     line(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
     if v["priority"] is not None:
-        line(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
+        where = f", on node{'s' if ', ' in (v['node'] or '') else ''} {v['node']}" if v["node"] else ""  # a group's: several
+        line(f"Victim priority {v['priority']}{where}")
     for e in d["evidence"]:
         line(f"  - {e}", "    ")
     if d["suspects"]:

@@ -361,3 +361,16 @@ def test_snapshot_refuses_other_formats_and_points_a_path_at_output_file(value: 
     assert r.exit_code == 2 and not r.stdout
     assert r.stderr.strip().startswith(f"error: -o is a format: json or yaml (got '{value}')")
     assert ("--output-file" in r.stderr) == hint, r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["name", "jsonpath={.kind}", "custom-columns=NAME:.name", "html", "table", "wide"])
+def test_every_format_but_json_and_yaml_prints_the_warnings_on_stderr(fmt: str) -> None:
+    """kubectl prints its warnings on stderr whatever -o says; json and yaml carry them in the
+    document. -o name, jsonpath, custom-columns and html dropped them (here: -f's note that the
+    Job's pods are read as created)."""
+    args = COMMANDS["whatif --demo kueue"][0]
+    want = document("whatif --demo kueue")["warnings"]
+    assert want
+    r = invoke(*args, "-o", fmt)
+    assert r.exit_code == 0, r.output
+    assert [ln for ln in r.stderr.splitlines() if ln.startswith("Warning: ")] == [f"Warning: {w}" for w in want]

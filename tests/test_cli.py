@@ -228,10 +228,15 @@ ERRORS = {
     "wrong namespace": (["whatif", "podgroup", "job-1", "-n", "default", "--demo"], "use -n"),
     "bad requests": (["whatif", "podgroup", "x", "-n", "ml", "--replicas", "2", "--requests", "cpu=abc", "--demo"], "--requests"),
     "bad gate name": (["whatif", *JOB1, "--feature-gates", "NoSuchGate=true"], "feature gate"),
+    # an existing group's copy took any word as its mode (only a new group's was checked)
+    "misspelt disruption mode": (["whatif", *JOB1, "--disruption-mode", "al"], "invalid --disruption-mode 'al' (did you mean 'all'?)"),
+    "preemption policy case": (["whatif", *JOB1, "--preemption-policy", "never"], "(did you mean 'Never'?)"),
+    "misspelt gate": (["whatif", *JOB1, "--feature-gates", "GenericWorkld=true"], "'GenericWorkld' (did you mean 'GenericWorkload'?)"),
     "bad gate value": (["whatif", *JOB1, "--feature-gates", "GenericWorkload=maybe"], "feature gate"),
     "missing snapshot": (["whatif", "podgroup", "job-1", "-n", "ml", "--snapshot", "/nonexistent/snap.json"], "/nonexistent/snap.json"),
     "snapshot and demo": (["whatif", *JOB1, "--snapshot", "x.json"], "--demo"),
     "nothing to analyze": (["whatif", "--demo"], "whatif"),
+    "why-preempted of nothing": (["why-preempted", "--demo"], "say which object: why-preempted pod|podgroup NAME"),  # was click's "Missing argument 'kind'."
 }
 
 

@@ -72,6 +72,22 @@ def test_demo_kueue_on_the_command_line() -> None:
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
+@pytest.mark.parametrize("args", [["pending", "-A", "--demo", "kuee"], ["whatif", "podgroup", "job-1", "-n", "ml", "--demo", "kuee"],
+                                  ["pending", "--demo", "kuee", "-A"]])
+def test_misspelt_demo_after_a_space_suggests_the_closest(args: list[str]) -> None:
+    """`--demo kuee` (space form): demo_args leaves an unknown word after --demo (it may be a kind
+    or a name), click then said only "Got unexpected extra argument(s) (kuee)"."""
+    r = subprocess.run([sys.executable, "-m", "kubectl_wap.cli", *args], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and not r.stdout
+    assert r.stderr.splitlines() == ["error: no bundled demo 'kuee' (did you mean kueue?); --demo alone is the default demo, "
+                                     "--demo dra | --demo kueue the others"]
+
+
+def test_a_stray_word_far_from_a_demo_name_is_still_clicks_error() -> None:
+    r = subprocess.run([sys.executable, "-m", "kubectl_wap.cli", "pending", "-A", "--demo", "zzz"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and r.stderr.strip() == "error: Got unexpected extra argument(s) (zzz)"
+
+
 def test_completion_reads_the_named_demo() -> None:
     from kubectl_wap.cli.completion import candidates
 
@@ -82,3 +98,20 @@ def test_completion_reads_the_named_demo() -> None:
 def test_pending_prose_of_a_workload_row_has_no_kube_scheduler_preemption_cell() -> None:
     r = CliRunner().invoke(app, ["pending", "-A", "--snapshot", "@demo-kueue"])
     assert r.exit_code == 0 and "Preemption: -" not in r.stdout and "team-b/sweep: Kueue: not admitted" in r.stdout
+
+
+def test_simulate_says_it_leaves_out_the_workloads_kueue_has_not_admitted() -> None:
+    """simulate plays kube-scheduler's queue: the Kueue demo's pending Workload team-b/sweep has no
+    pod, so it ran 0 cycles and said nothing of it; now a warning names it and points at pending."""
+    r = CliRunner().invoke(app, ["simulate", "--snapshot", "@demo-kueue", "-o", "json"])
+    assert r.exit_code == 0, r.output
+    warnings = [w for w in json.loads(r.stdout)["warnings"] if "Kueue has not admitted" in w]
+    assert len(warnings) == 1 and "(team-b/sweep)" in warnings[0] and "`pending -A`" in warnings[0], warnings
+    plain = CliRunner().invoke(app, ["simulate", "--demo", "-o", "json"])
+    assert not [w for w in json.loads(plain.stdout)["warnings"] if "Kueue" in w]  # no Kueue object: no word of it
+
+
+def test_simulate_with_no_cycle_prints_no_empty_timeline() -> None:
+    r = CliRunner().invoke(app, ["simulate", "--snapshot", "@demo-kueue"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("Simulation: 0 cycle(s)") and "Timeline" not in r.stdout and "#     KIND" not in r.stdout, r.stdout

@@ -41,6 +41,7 @@ def test_without_yes_it_says_what_it_would_create_and_sends_nothing(tmp_path: Pa
     assert r.stderr.strip() == "error: nothing created: pass --yes to create these objects"
     assert f"Would create in {url}:" in r.stdout
     assert "  161 Pods: " in r.stdout and "  4 Namespaces: batch, inference, ml, research" in r.stdout
+    assert "  5 PriorityClasses: batch-default, high-priority, inference-critical, low-priority, training-never" in r.stdout  # was PriorityClasss
 
 
 def test_yes_creates_the_demo_in_its_namespaces_only(tmp_path: Path) -> None:
@@ -164,3 +165,16 @@ def test_writes_are_made_as_the_identity_the_reads_are(tmp_path: Path) -> None:
     for q in recorded:
         imp = [(k.lower(), v) for k, v in q.header_lines if k.lower().startswith("impersonate-")]
         assert imp == [("impersonate-user", "alice"), ("impersonate-group", "devs"), ("impersonate-group", "ops")], (q.method, q.path)
+
+
+def test_without_yes_the_lists_fit_an_80_column_terminal(tmp_path: Path) -> None:
+    """What it would create, wrapped at the terminal's width (its lines ran to 154 columns); a pipe
+    keeps each kind on one line (test above)."""
+    from tests.ptyrun import run_in_pty
+
+    with FakeApiServer([], writable=True) as srv:
+        code, out = run_in_pty([WAP, "demo", "load", "--kubeconfig", str(srv.write_kubeconfig(tmp_path / "kc"))], 80)
+        assert srv.requests == []
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out).splitlines()
+    assert code == 2 and all(len(ln) <= 80 for ln in lines), max(lines, key=len)
+    assert "  5 PriorityClasses: batch-default, high-priority, inference-critical," in lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from diagnose_builders import aftermath
@@ -193,3 +194,28 @@ def test_a_pod_of_the_victims_own_priority_is_no_suspect():
     f = run([node("n1"), old, same, higher], "pod", "default", "old")
     assert f.preempted and f.node == "n1"
     assert [s.name for s in f.suspects] == ["higher"]
+
+
+AFTER_FILE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "demo-after-job-1.json.gz"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["pod/ablation-0", "-n", "researc"], '(found as research/ablation-0: use -n); and no Preempted event names it'),
+    (["pod/ablaton-0", "-n", "research"], "(did you mean 'ablation-0'"),
+    (["podgroup/protein-fld", "-n", "research"], "(did you mean 'protein-fold'?)"),
+    (["podgroup/protein-fold", "-n", "ml"], "(found as research/protein-fold: use -n)"),
+])
+def test_a_name_not_found_suggests_the_closest_as_whatif_does(args, words):
+    """why-preempted's not-found error names the closest pods, or the namespace that has the
+    name (a typo of -n said only 'not found in namespace "researc"')."""
+    r = CliRunner().invoke(app, ["why-preempted", *args, "--snapshot", str(AFTER_FILE)])
+    assert r.exit_code == 2 and not r.stdout, r.output
+    assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+
+
+def test_a_group_on_several_nodes_says_nodes():
+    r = CliRunner().invoke(app, ["why-preempted", "podgroup/protein-fold", "-n", "research", "--snapshot", str(AFTER_FILE)])
+    assert r.exit_code == 0, r.output
+    assert "Victim priority 100, on nodes gpu-a2, gpu-b3\n" in r.stdout  # was "on node gpu-a2, gpu-b3"
+    one = CliRunner().invoke(app, ["why-preempted", "pod/ablation-0", "-n", "research", "--snapshot", str(AFTER_FILE)])
+    assert "Victim priority 100, on node gpu-a3\n" in one.stdout

@@ -243,3 +243,15 @@ def test_unbound_pod_being_deleted_is_not_pending():
     # an unbound pod with a deletionTimestamp, so it is no pending row (it is waiting to go away).
     items = full_node() + [pod("going", cpu="2", priority=10, deleted="2026-11-30T11:30:00Z"), pod("stays", cpu="2", priority=10)]
     assert sorted(rows(items)) == ["default/stays"]
+
+
+def test_cli_misspelt_namespace_gets_the_closest_in_a_warning():
+    """A typo of -n finds nothing, as kubectl's "No resources found" (exit 0), and a warning names
+    the closest namespace (it said only "none in researc"); a namespace with no near miss (default,
+    empty and absent from a snapshot without Namespaces) gets no warning."""
+    out = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up", "-n", "researc"])
+    assert out.exit_code == 0 and not out.stdout
+    assert out.stderr.splitlines() == ["No pending pods or pod groups in namespace researc.",
+                                       "Warning: no object of the cluster is in namespace \"researc\" (did you mean 'research'?)"]
+    quiet = CliRunner().invoke(app, ["pending", "--demo", "--no-scale-up", "-n", "default"])
+    assert "Warning" not in quiet.stderr

@@ -157,3 +157,19 @@ def test_the_docs_document_every_field():
     section = (Path(__file__).resolve().parent.parent / "docs" / "ci-gate.md").read_text()
     for name, typ, meaning in fields_doc():
         assert f"| `{name}` | {typ} | {meaning} |" in section, name
+
+
+def test_a_misspelt_namespace_or_class_in_the_gate_is_warned_with_the_closest():
+    """`namespace in (reseach)` never fires: a CI gate with a typo passed silently (exit 0, nothing
+    said). A warning names the closest namespace or PriorityClass, with -o name too (the formats
+    other than table, json and yaml dropped every warning); a name with no near miss (prod, a
+    namespace still to come) is not warned about."""
+    r = subprocess.run([WAP, *JOB1, "-o", "name", "--fail-if", "namespace in (reseach, prod) or priorityClass == low-priorty"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("pod/"), r.stderr
+    assert r.stderr.splitlines() == [
+        "Warning: --fail-if: no object of the cluster is in namespace \"reseach\" (did you mean 'research'?)",
+        "Warning: --fail-if: no PriorityClass \"low-priorty\" in the cluster (did you mean 'low-priority' or 'high-priority'?)"]
+    clean = subprocess.run([WAP, *JOB1, "-o", "name", "--fail-if", "namespace in (research, prod)"], capture_output=True, text=True, timeout=120)
+    assert clean.returncode == 20 and clean.stderr.startswith("fail-if: namespace in ("), clean.stderr
+    assert "Warning" not in clean.stderr

@@ -82,7 +82,12 @@ def test_explain_takes_the_hypothetical_flags():
     (["whatif", "podgroup", "new", "-n", "nosuch", "--demo", "--replicas", "2", "--requests", "cpu=1"], 'namespace "nosuch" not found'),
     (["whatif", "podgrop", "job-1", "-n", "ml", "--demo"], "did you mean 'podgroup'"),
     (["whatif", *JOB1, "--context", "prod"], "--context applies to a live cluster"),
+    # refused like the other connection flags (docs/live-clusters.md); any value, `abc` too, was taken
+    (["pending", "-A", "--demo", "--request-timeout", "abc"], "--request-timeout applies to a live cluster"),
     (["whatif", *JOB1, "-o", "jsn"], "unknown output format 'jsn' (did you mean 'json'?)"),
+    # was "unknown kind 'job-1'" / "say what to analyze: rank podgroup|... NAME", a form rank does not take
+    (["rank", "--for", "job-1", "-n", "ml", "--demo"], "--for wants TYPE/NAME, e.g. --for podgroup/job-1 (got 'job-1')"),
+    (["rank", "--for", "podgroup", "-n", "ml", "--demo"], "--for wants TYPE/NAME"),
     (["explain", "podgroup/job-1", "extra", "-n", "ml", "--demo"], "TYPE/NAME"),
     (["whatif", "-n", "ml", "--demo"], "say what to analyze: whatif"),
     (["explain", "-n", "ml", "--demo"], "say what to analyze: explain"),
@@ -186,6 +191,11 @@ def test_selector_and_victim_namespace_filter_what_is_shown_only():
     assert ns["filter"]["victimUnits"] == len(full["victimUnits"]) > ns["filter"]["shownUnits"]
     table = invoke("whatif", *JOB1, "--victim-namespace", "research", "--color", "never")
     assert "Shown: " in table.stdout and "batch/render-0" not in table.stdout
+    assert "Warning" not in table.stderr and ns["warnings"] == full["warnings"]
+    # a typo shows nothing: a warning names the closest namespace (it said only "Shown: 0 of 7")
+    typo = invoke("whatif", *JOB1, "--victim-namespace", "researc", "--color", "never")
+    assert typo.exit_code == 0 and "Shown: 0 of 7" in typo.stdout
+    assert "Warning: --victim-namespace: no object of the cluster is in namespace \"researc\" (did you mean 'research'?)" in typo.stderr
     from kubectl_wap.report.victimfilter import parse_label_selector
 
     sel = parse_label_selector("app=web,tier in (a, b),!legacy,env!=prod")
@@ -338,9 +348,10 @@ def test_diff_two_snapshots(tmp_path):
     items = [o for o in items if not (o.get("kind") == "Pod" and o["metadata"].get("namespace") == "research")]
     other = tmp_path / "b.json"
     other.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    r = invoke("diff", *JOB1[:4], "--demo", "--to", f"--snapshot {other}", "-o", "json")
-    # --demo and --snapshot together are refused for B: B must drop --demo.
-    assert r.exit_code == 2
+    # B's --snapshot replaces A's --demo (it was refused as "--snapshot and --demo together", and --to
+    # has no way to drop A's --demo: the demo could not be compared with a file at all)
+    from_demo = invoke("diff", *JOB1[:4], "--demo", "--to", f"--snapshot {other}", "-o", "json")
+    assert from_demo.exit_code == 0, from_demo.output
     r = invoke("diff", *JOB1[:4], "--snapshot", str(tmp_path / "a.json"), "--to", f"--snapshot {other}")
     assert r.exit_code == 2  # A's file is missing: one line
     (tmp_path / "a.json").write_text(run("snapshot", "--demo", "-o", "json").stdout)
@@ -351,6 +362,12 @@ def test_diff_two_snapshots(tmp_path):
     assert d["changed"] and d["a"]["outcome"] == "Preempt" and d["b"]["outcome"] == "NoPreemptionNeeded"
     assert {(v["namespace"], v["name"]) for v in d["victimsRemoved"]} == {(v["namespace"], v["name"]) for v in a["victims"]}
     assert d["victimsAdded"] == [] and d["placementChanges"]
+    assert {k: v for k, v in json.loads(from_demo.stdout).items() if k != "source"} == {k: v for k, v in d.items() if k != "source"}
+    # and the other way round: B's --demo replaces A's --snapshot; `--demo kueue` is read as on A's line
+    back = invoke("diff", *JOB1[:4], "--snapshot", str(other), "--to", "--demo", "-o", "json")
+    assert back.exit_code == 0 and json.loads(back.stdout)["b"]["outcome"] == "Preempt", back.output
+    kueue = invoke("diff", *JOB1[:4], "--demo", "--to", "--demo kueue")
+    assert kueue.exit_code == 2 and "holds no PodGroups" in kueue.stderr, kueue.output  # not "unknown kind 'kueue'"
 
 
 # ---- rank ----------------------------------------------------------------------------------------
@@ -444,3 +461,17 @@ def test_each_reprieve_step_shows_its_arithmetic():
         assert m, ln
         total, op, alloc = int(m.group(1)), m.group(2), int(m.group(3))
         assert (total > alloc) == (op == ">") == ("-> needed" in ln)
+
+
+@pytest.mark.parametrize("args, want", [
+    (["rank", "--demo", "--order", "protecton"], "error: Invalid value for '--order': 'protecton' is not one of 'risk', "
+                                                 "'protection' (did you mean 'protection'?)."),
+    (["rank", "--demo", "--color", "nevr"], "(did you mean 'never'?)."),
+    (["rank", "--demo", "--order", "x"], "error: Invalid value for '--order': 'x' is not one of 'risk', 'protection'."),
+])
+def test_a_misspelt_choice_names_the_closest(args, want):
+    """click's choice error (through the console entry point) gets the closest value, as our own
+    errors name it; nothing close, click's line as it was."""
+    r = run(*args)
+    assert r.returncode == 2 and not r.stdout
+    assert len(r.stderr.splitlines()) == 1 and want in r.stderr, r.stderr

@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[list[str], bool, object, str]] = {
     "simulate": (["simulate", "--demo"], True, lambda d: d["cycles"], "N:.n,OBJECT:.object.name,ACTION:.action"),
     "why-preempted": (["why-preempted", "pod/ablation-0", "-n", "research", "--demo"], False, lambda d: d["suspects"],
                       "NAME:.name,CONFIDENCE:.confidence"),
+    # the Kueue demo: a Workload row (kind Workload, no pod yet) and a whatif with Kueue's stage first
+    "pending --demo kueue": (["pending", "-A", "--snapshot", "@demo-kueue"], True, lambda d: d["items"], "NAME:.name,KIND:.kind"),
+    "whatif --demo kueue": (["whatif", "-f", str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "kueue-job.yaml"),
+                             "--snapshot", "@demo-kueue"], True, lambda d: d["victims"], "NAME:.name,NODE:.node"),
 }
 
 
@@ -245,6 +249,8 @@ CUSTOM_COLUMNS = {
     "pending": "NAME:.name,PREEMPTION:.preemption.helps,BLOCKERS:.blockers,AGE:.ageSeconds",
     "pending --compare-versions": "NAME:.name,CHANGED:.changed,BEFORE:.before.outcome",
     "simulate": "N:.n,OBJECT:.object.name,VICTIMS:.victims[*].name,CAUSED-BY:.causedBy",
+    "why-preempted": "NAME:.name,CONFIDENCE:.confidence,EVIDENCE:.evidence,PRIORITY:.priority",
+    "pending --demo kueue": "NAME:.name,STAGE:.stage,PODS:.pendingPods,QUEUEING:.queueing.clusterQueue",
 }
 
 
@@ -344,3 +350,27 @@ def test_custom_columns_align_as_a_tabwriter(rows: list[list[str]]) -> None:
         for line, row in zip(lines, rows):
             assert line[start:start + width] == row[c].ljust(width)
     assert all(line == line.rstrip() for line in lines)
+
+
+@pytest.mark.parametrize("value, hint", [("prod.json.gz", True), ("out/snap.json", True), ("jsonpath={.kind}", False),
+                                         ("custom-columns=NAME:.metadata.name", False), ("wide", False)])
+def test_snapshot_refuses_other_formats_and_points_a_path_at_output_file(value: str, hint: bool) -> None:
+    """snapshot prints json or yaml; `-o FILE` (a path) is told about --output-file, a template is
+    not (`-o jsonpath={.kind}` was told to `use --output-file jsonpath={.kind}`)."""
+    r = invoke("snapshot", "--demo", "-o", value)
+    assert r.exit_code == 2 and not r.stdout
+    assert r.stderr.strip().startswith(f"error: -o is a format: json or yaml (got '{value}')")
+    assert ("--output-file" in r.stderr) == hint, r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["name", "jsonpath={.kind}", "custom-columns=NAME:.name", "html", "table", "wide"])
+def test_every_format_but_json_and_yaml_prints_the_warnings_on_stderr(fmt: str) -> None:
+    """kubectl prints its warnings on stderr whatever -o says; json and yaml carry them in the
+    document. -o name, jsonpath, custom-columns and html dropped them (here: -f's note that the
+    Job's pods are read as created)."""
+    args = COMMANDS["whatif --demo kueue"][0]
+    want = document("whatif --demo kueue")["warnings"]
+    assert want
+    r = invoke(*args, "-o", fmt)
+    assert r.exit_code == 0, r.output
+    assert [ln for ln in r.stderr.splitlines() if ln.startswith("Warning: ")] == [f"Warning: {w}" for w in want]

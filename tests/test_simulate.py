@@ -340,3 +340,19 @@ def test_max_cycles_bounds_the_run():
     doc = _cli("--demo", "--max-cycles", "3")
     assert doc["stopReason"] == R.MAX_CYCLES and len(doc["cycles"]) == 3
     assert any(p["reason"].startswith("not attempted before the simulation stopped") for p in doc["pending"])
+
+
+def test_no_headers_prints_only_the_timeline_rows() -> None:
+    """--no-headers is for scripts: the timeline's rows alone (as whatif prints only its victims'),
+    not the summary, the Still pending rows run on after them, and the Totals."""
+    from typer.testing import CliRunner
+
+    from kubectl_wap.cli import app
+
+    full = CliRunner().invoke(app, ["simulate", "--demo", "-o", "json"])
+    cycles = json.loads(full.stdout)["cycles"]
+    r = CliRunner().invoke(app, ["simulate", "--demo", "--no-headers"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert [int(ln.split()[0]) for ln in lines] == [c["n"] for c in cycles]
+    assert [ln.split()[2] for ln in lines] == [f"{c['object']['namespace']}/{c['object']['name']}" for c in cycles]

@@ -43,8 +43,16 @@ def _hypothetical_objects(kind: str | None, name: str | None, hyp: Hypothetical,
         raise UserError(f"--replicas must be between 1 and {MAX_REPLICAS:,}")
     if hyp.min_count is not None and not 1 <= hyp.min_count <= MAX_REPLICAS:
         raise UserError(f"--min-count must be between 1 and {MAX_REPLICAS:,}")
-    if hyp.preemption_policy is not None and hyp.preemption_policy not in ("PreemptLowerPriority", "Never"):
-        raise UserError(f"invalid --preemption-policy {hyp.preemption_policy!r}: want PreemptLowerPriority or Never")
+    # Checked here, before the cluster is read, for an existing group as for a new one: an existing
+    # group's copy took `--disruption-mode al` as a mode named "al" (group_from_flags checks only a new one).
+    from ..model.lookup import did_you_mean
+
+    if hyp.disruption_mode is not None and hyp.disruption_mode.lower() not in ("single", "all"):
+        raise UserError(f"invalid --disruption-mode {hyp.disruption_mode!r}{did_you_mean(hyp.disruption_mode.lower(), ['single', 'all'])}: "
+                        "want single or all")
+    if hyp.preemption_policy is not None and hyp.preemption_policy not in (policies := ["PreemptLowerPriority", "Never"]):
+        raise UserError(f"invalid --preemption-policy {hyp.preemption_policy!r}{did_you_mean(hyp.preemption_policy, policies)}: "
+                        "want PreemptLowerPriority or Never")
     if hyp.min_count is not None and hyp.replicas is not None and hyp.min_count > hyp.replicas:
         raise UserError(f"--min-count {hyp.min_count} is more than --replicas {hyp.replicas}: the gang could never be satisfied")
     if hyp.file:

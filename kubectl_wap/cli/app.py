@@ -249,6 +249,27 @@ def _exit_without_teardown(code: object) -> None:
     os._exit(status)
 
 
+def _usage_message(e: Exception, args: list[str]) -> str:
+    """click's usage error, or ours where click's misses the point: a misspelt `--demo NAME` is
+    left to click as a stray argument ("Got unexpected extra argument(s) (kuee)"), and a choice
+    (`--order protecton`) gets the closest value named, as our own errors name it."""
+    import re
+
+    from .options import demo_typo
+
+    msg = e.format_message()  # type: ignore[attr-defined]
+    m = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((\S+)\)", msg)
+    if m:
+        return demo_typo(args, m.group(1)) or msg
+    m = re.fullmatch(r"(Invalid value for '[^']+': '(.*)' is not one of ((?:'[^']*'(?:, )?)+))\.", msg, re.S)
+    if m:
+        from ..model.lookup import did_you_mean
+
+        choices = re.findall(r"'([^']*)'", m.group(3))
+        return f"{m.group(1)}{did_you_mean(m.group(2), choices, n=1)}."
+    return msg
+
+
 def _main() -> None:
     # One short-lived process over a large, acyclic object graph (a 150k-pod snapshot): a cyclic
     # garbage collection would rescan all of it again and again while reports are built, for
@@ -261,7 +282,8 @@ def _main() -> None:
     try:
         from .options import demo_args
 
-        sys.argv[1:] = demo_args(sys.argv[1:])
+        given = sys.argv[1:]
+        sys.argv[1:] = demo_args(given)
         rv = app(standalone_mode=False, prog_name="kubectl wap")
         sys.exit(rv if isinstance(rv, int) else 0)
     except typer.Exit as e:
@@ -277,7 +299,7 @@ def _main() -> None:
             typer.echo(e.format_message())  # bare `kubectl wap`: help on stdout, success
             sys.exit(0)
         if isinstance(e, exc.UsageError):
-            _say_error(e.format_message())
+            _say_error(_usage_message(e, given))
             sys.exit(2)
         if isinstance(e, getattr(exc, "Abort", ())) or type(e).__name__ == "Abort":
             sys.exit(130)

@@ -40,12 +40,18 @@ def demo_load(
         client = connect(kubeconfig, context, request_timeout, conn.overrides())  # reads the kubeconfig; sends nothing yet
         try:
             if not yes:
+                from ..report.tables import say
+                from .app import _console
+                from .flags import Color
+
+                out = _console(Color.never)  # the lists wrapped at a terminal's width (tables.say), whole lines in a pipe
                 counts = Counter(w.kind for w in writes)
                 typer.echo(f"Would create in {client.server_url}:")
                 for kind, n in counts.items():
                     names = sorted({w.name if w.namespace is None else f"{w.namespace}/{w.name}" for w in writes if w.kind == kind})
                     shown = ", ".join(names[:6]) + (f", ... ({n} in all)" if n > 6 else "")
-                    typer.echo(f"  {n} {kind}{'s' if n > 1 else ''}: {shown}")
+                    plural = ("es" if kind.endswith("s") else "s") if n > 1 else ""  # PriorityClasses, not PriorityClasss
+                    say(out, f"  {n} {kind}{plural}: {shown}", indent="      ")
                 raise UserError("nothing created: pass --yes to create these objects")
 
             def said(o) -> None:  # kubectl's "pod/x created" / "... unchanged" lines

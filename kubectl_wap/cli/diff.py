@@ -89,11 +89,21 @@ def diff_report(kind: str | None, name: str | None, src: Source, hyp: Hypothetic
     ctx = click.globals.get_current_context(silent=True)
     command = typer.main.get_command(app).commands["diff"] if ctx is None else ctx.command  # the MCP tool: no context
     a_params = {"kind": kind, "name": name, **dataclasses.asdict(src), **dataclasses.asdict(hyp)}
+    from .options import demo_args
+
     try:
-        b_ctx = command.make_context("diff", shlex.split(to), parent=ctx.parent if ctx else None, default_map=a_params)
+        # `--demo kueue` as A's command line reads it (demo_args runs on the process's arguments only)
+        b_ctx = command.make_context("diff", demo_args(shlex.split(to)), parent=ctx.parent if ctx else None, default_map=a_params)
     except click.exceptions.ClickException as e:
         raise UserError(f"--to: {e.format_message()}") from None
     b = dict(b_ctx.params)
+    # B's source replaces A's: `--demo --to '--snapshot after.json'` compares the demo with the file
+    # (A's --demo stayed set beside B's --snapshot: "use either --snapshot or --demo, not both").
+    given = {f for f in ("snapshot", "demo") if b_ctx.get_parameter_source(f) == click.core.ParameterSource.COMMANDLINE}
+    if given == {"snapshot"}:
+        b["demo"] = False
+    elif given == {"demo"}:
+        b["snapshot"] = None
     b_src = Source(**{f: b[f] for f in Source.__dataclass_fields__})
     b_hyp = Hypothetical(**{f: b[f] for f in Hypothetical.__dataclass_fields__})
     doc_a, _ = _analysis(kind, name, src, hyp, color)

@@ -50,7 +50,7 @@ NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or 
 def _output_opt(html: bool) -> Any:
     """The one `-o/--output` option (issue 33): every command takes the same formats (html where it
     has a page), defined in report/formats.py; `-o=json` and `--output=json` both work."""
-    return Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help=f"Output format: {shown(allowed(html))}.")]
+    return Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help=f"Output format, one of: {shown(allowed(html), ', ')}")]
 
 
 OutputOpt = _output_opt(html=False)

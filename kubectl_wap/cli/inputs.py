@@ -24,7 +24,7 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
           kueue: list[Any] | None = None):
     """The model of the source plus `extra` (hypothetical) objects; `extras`, when given, is
     filled with each raw pod's owner and grace period (snapshot/decode/owners.py, for simulate).
-    `kueue`, when given with `extra`, with the raw objects Kueue's stage reads (cli/kueuestage.py),
+    `kueue`, when given, with the raw objects Kueue's stage reads (cli/kueuestage.py),
     as they stream past: a live read, the demo and a snapshot alike, without reading twice. A file
     read past a second shows its progress on a terminal's stderr (cli/progress.py)."""
     src.check()
@@ -61,6 +61,10 @@ def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | N
         from ..snapshot.decode.owners import tap_pod_extras  # simulate's: not imported by the other commands
 
         items = tap_pod_extras(items, extras)
+    if kueue is not None:
+        from .kueuestage import tap_kueue
+
+        items = tap_kueue(items, kueue)
     if not extra:
         return build(header, items)
     from ..snapshot.decode.hypothetical import FlagsWork, Replacement
@@ -68,10 +72,6 @@ def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | N
     if isinstance(extra, FlagsWork):
         items = list(items)  # a snapshot file streams its items once: read them, then look up the group
         extra.resolve(items)
-    if kueue is not None:
-        from .kueuestage import tap_kueue
-
-        items = tap_kueue(items, kueue)
     objects = list(extra)
     replacement = Replacement(objects)
     snap = build(header, items, objects, keep=replacement.keep)

@@ -42,26 +42,26 @@ def metrics_report(src: Source, scale_up: bool = False, node_templates: str | No
 
 
 @app.command(epilog=_examples(
-    "  # The preemption outlook of the current cluster, in the Prometheus text format\n  kubectl wap metrics",
-    "  # For node-exporter's textfile collector (written atomically), e.g. from a CronJob\n"
-    "  kubectl wap metrics --snapshot prod.json.gz --output-file /var/lib/node_exporter/wap.prom",
-    "  # Serve it on 127.0.0.1:9108/metrics, re-listing the cluster every 5 minutes\n  kubectl wap metrics --serve :9108 --interval 300",
+    "  # The preemption outlook of the current cluster (Prometheus text format)\n  kubectl wap metrics",
+    "  # For node-exporter's textfile collector (atomic write), e.g. from a CronJob\n"
+    "  kubectl wap metrics --snapshot prod.json.gz \\\n      --output-file /var/lib/node_exporter/wap.prom",
+    "  # Serve it on 127.0.0.1:9108/metrics, re-listing the cluster every 5 min\n  kubectl wap metrics --serve :9108 --interval 300",
 ))
 @options(conn=Connection)
 def metrics(
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     feature_gates: GatesOpt = None, scheduler_version: SchedVersionOpt = None, request_timeout: TimeoutOpt = None,
-    output_file: Annotated[Optional[str], typer.Option("--output-file", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
+    output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the metrics to this file (atomically: written beside it, then renamed) instead of stdout.")] = None,
     serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
     interval: Annotated[float, typer.Option("--interval", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
     top_units: Annotated[Optional[int], typer.Option("--top-units", help="Per-unit series only for the N units most at risk and those a pending object would take (default: every running unit).")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
-    node_templates: Annotated[Optional[str], typer.Option("--node-templates", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
     color: ColorOpt = Color.auto, debug: DebugOpt = False, conn: Connection = Connection(),
 ) -> None:
     """Preemption-risk metrics in the Prometheus text format: the outlook of every pending pod and group (would
     preemption help, how many victims) and the risk of every running unit (its place in the order preemption gives
-    units up to the highest pending priority, and which pending objects would take it). Metric names: README."""
+    units up to the highest pending priority, and which pending objects would take it). Metric names: docs/commands/metrics.md."""
 
     def run() -> None:
         from .metricsserve import run_metrics

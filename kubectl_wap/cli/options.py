@@ -95,6 +95,8 @@ class Source(Connection):
             raise UserError(f"--context applies to a live cluster; it cannot be combined with {offline} (the state comes from the file)")
         if offline and self.kubeconfig:
             raise UserError(f"--kubeconfig applies to a live cluster; it cannot be combined with {offline}")
+        if offline and self.request_timeout is not None:  # as docs/live-clusters.md says; any value was taken and never read
+            raise UserError(f"--request-timeout applies to a live cluster; it cannot be combined with {offline}")
         given = self.overrides().any_set() if offline else []
         if given:
             raise UserError(f"{given[0]} applies to a live cluster; it cannot be combined with {offline}")
@@ -185,6 +187,32 @@ def _ordered(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     return pos + kw
 
 
+def _unknown_demo(name: str) -> str:
+    import difflib
+
+    from ..snapshot.io.files import DEMOS
+
+    close = difflib.get_close_matches(name, list(DEMOS), n=1)
+    return (f"no bundled demo {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            + f"; --demo alone is the default demo, --demo {' | --demo '.join(sorted(DEMOS))} the others")
+
+
+def demo_typo(args: list[str], extra: str) -> str | None:
+    """The error for click's "unexpected extra argument" when that argument is a misspelt demo
+    name right after --demo (`--demo kuee`): demo_args left it alone, as it leaves a kind or a name
+    there, and click then named only the stray word."""
+    import difflib
+
+    from ..snapshot.io.files import DEMOS
+
+    for a, b in zip(args, args[1:]):
+        if a == "--":
+            break
+        if a == "--demo" and b == extra and difflib.get_close_matches(b, list(DEMOS), n=1):
+            return _unknown_demo(b)
+    return None
+
+
 def demo_args(args: list[str]) -> list[str]:
     """`--demo NAME` / `--demo=NAME` as `--snapshot @demo-NAME` (snapshot/io/files.py DEMOS). --demo
     stays a flag (`whatif --demo podgroup x` keeps working): only a bundled demo's name right after
@@ -206,11 +234,7 @@ def demo_args(args: list[str]) -> list[str]:
         if a.startswith("--demo="):
             name = a.split("=", 1)[1]
             if name not in DEMOS:
-                import difflib
-
-                close = difflib.get_close_matches(name, list(DEMOS), n=1)
-                raise UserError(f"no bundled demo {name!r}" + (f" (did you mean {close[0]}?)" if close else "")
-                                + f"; --demo alone is the default demo, --demo {' | --demo '.join(sorted(DEMOS))} the others")
+                raise UserError(_unknown_demo(name))
             out += ["--snapshot", DEMOS[name]]
             i += 1
             continue

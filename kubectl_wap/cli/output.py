@@ -74,3 +74,9 @@ def emit(doc: dict, out: OutputFormat, printers: Printers, color: Color = Color.
         sys.stdout.write(printers.html(doc))
     else:
         printers.table(doc, _console(color), _console(color, stderr=True), fmt == "wide", no_headers)
+    if fmt not in ("json", "yaml", "table", "wide"):
+        # json and yaml carry the warnings in the document and the tables print them; the other
+        # formats dropped them, where kubectl prints its warnings on stderr whatever -o says
+        from ..report.tables import print_warnings
+
+        print_warnings(_console(color, stderr=True), doc.get("warnings") or [])

@@ -98,6 +98,13 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims,
                    progress, kueue=objs)
     t.warnings.extend(snap.warnings)
+    if ns is not None:
+        # kubectl says "No resources found" for a namespace that does not exist too, but a typo of -n
+        # gets the closest name, as rank and whatif give it (there an error: they name one object).
+        from ..model.lookup import namespace_near_miss
+
+        if miss := namespace_near_miss(snap, ns):
+            t.warnings.append(miss)
     doc = pending_document(t, "demo" if src.demo else (src.snapshot or "cluster"), ns)
     doc.update(profile_fields(gates))
     return doc, False

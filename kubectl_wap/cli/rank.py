@@ -100,6 +100,8 @@ def _rank_report(priority: int | None, order: str, limit: int | None, for_: str 
     prio = priority
     if for_:
         fkind, fname = for_.split("/", 1) if "/" in for_ else (for_, None)
+        if not hyp.file and not (fkind and fname):  # _analysis would speak of `rank podgroup NAME`, which rank does not take
+            raise UserError(f"--for wants TYPE/NAME, e.g. --for podgroup/job-1 (got {for_!r})")
         doc, (snap, gates) = _analysis(fkind, fname, src, hyp, color)
         helps = for_preemptor(snap, doc, gates)
         prio = doc["preemptor"]["priority"] if priority is None else priority

@@ -112,7 +112,8 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
     elif kind_ or name_:
         raise UserError("simulate plays every pending object: TYPE NAME names only hypothetical work (with --replicas or -f)")
     extras: dict = {}
-    snap = _load(src, color, extra, extras)
+    kueue: list = []
+    snap = _load(src, color, extra, extras, kueue)
     if hyp.ignore_gates:
         from ..preemption.liftgates import lift_all_gates
 
@@ -132,6 +133,10 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
         sim.warnings.append("no pod in this source carries a controller owner reference (snapshots saved by kubectl wap before "
                             "formatVersion 3 keep none): no victim is recreated; take a new snapshot or use a `kubectl get -o yaml` "
                             "dump to see cascades")
+    if waiting := _kueue_waiting(kueue):
+        sim.warnings.append(f"simulate plays kube-scheduler, not Kueue: {len(waiting)} Workload(s) Kueue has not admitted "
+                            f"({', '.join(waiting[:3])}{', ...' if len(waiting) > 3 else ''}) are left out (their jobs have no "
+                            "pod yet); `pending -A` gives Kueue's answer for them")
     options_doc = {"maxCycles": max_cycles, "recreateVictims": recreate_victims, "grace": grace, "graceSeconds": grace_seconds,
                    "jobBackoffLimit": job_backoff_limit, "stormLimit": storm_limit}
     source = "demo" if src.demo else (src.snapshot or snap.header.source or "cluster")
@@ -140,3 +145,18 @@ def simulation_report(kind: str | None, name: str | None, src: Source, hyp: Hypo
 
     doc.update(profile_fields(gates))
     return doc
+
+
+def _kueue_waiting(raw: list[Any]) -> list[str]:
+    """namespace/name of the active Workloads without a quota reservation: suspended jobs, no pod
+    for simulate's queue to play (pending gives them rows of kind Workload, queueing/kueue/answer.py).
+    A Kueue setup the model refuses says nothing here: pending's warning says it."""
+    from ..queueing.kueue.objects import objects_from_items
+
+    try:
+        objs = objects_from_items(raw)
+    except UserError:
+        return []
+    if objs is None:
+        return []
+    return sorted(w.key for w in objs.workloads if w.admission is None and w.active and not w.finished)

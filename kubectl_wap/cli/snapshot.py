@@ -61,7 +61,10 @@ def snapshot(
         from ..snapshot.io.save import check_targets, dump_snapshot, write_snapshot
 
         if output is not None and output not in SNAPSHOT_FORMATS:
-            hint = f"; to write a file use --output-file {output}" if ("." in output or "/" in output or output == "-") else ""
+            # A path (`-o prod.json.gz`) gets the flag that writes one; a printer's template
+            # (`-o jsonpath={.kind}`, which has dots too) is not a file name.
+            path = ("." in output or "/" in output or output == "-") and "=" not in output
+            hint = f"; to write a file use --output-file {output}" if path else ""
             raise UserError(f"-o is a format: json or yaml (got {output!r}){hint}")
         if output and output_file:
             raise UserError("-o prints to stdout and --output-file writes a file: give one of them")

@@ -113,6 +113,11 @@ def whatif(
                                         overschedule_multiplier=overschedule_multiplier, optimal=optimal,
                                         optimal_time_limit=optimal_time_limit, selector=selector,
                                         victim_namespace=victim_namespace)
+        if gate is not None:
+            from ..report.gate import near_misses
+
+            if typos := near_misses(gate, res[0]):  # with the report's warnings, before it is printed
+                shown["warnings"] = [*shown.get("warnings", []), *typos]
         emit(shown, out, whatif_printers(res[0]), color, no_headers)
         if gate is not None:
             from ..report.gate import gate_reason

@@ -32,7 +32,9 @@ from .options import Connection, Source, options
 @app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted pod/ablation-0 -n research -o name\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
 @options(conn=Connection)
 def why_preempted_cmd(
-    kind: Annotated[str, typer.Argument(help="pod or podgroup (or TYPE/NAME).")],
+    # Optional for click, so that a bare `why-preempted` gets forensics_report's line as whatif's bare
+    # call does, not click's "Missing argument 'kind'."
+    kind: Annotated[Optional[str], typer.Argument(help="pod or podgroup (or TYPE/NAME).")] = None,
     name: Annotated[Optional[str], typer.Argument(help="Name of the preempted object.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: OutputOpt = "table", color: ColorOpt = Color.auto,
@@ -69,7 +71,7 @@ def forensics_printers() -> Any:
                     lambda d: [f"{s['kind'].lower()}/{s['name']}" for s in d.get("suspects") or []])
 
 
-def forensics_report(kind: str, name: str | None, src: Source, color: Color = Color.never) -> dict:
+def forensics_report(kind: str | None, name: str | None, src: Source, color: Color = Color.never) -> dict:
     """why-preempted's answer (the command and the MCP tool): the PreemptionForensics document."""
     import time
 

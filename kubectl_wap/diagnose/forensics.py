@@ -20,6 +20,7 @@ from . import gc_paused
 from ..errors import UserError
 from ..framework.groups import GroupIndex
 from ..model import Pod, Snapshot
+from ..model.lookup import check_object
 from ..preemption.analyze import analyze
 from ..preemption.gates import Gates
 from ..preemption.result import PREEMPT
@@ -74,7 +75,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
     elif k in ("podgroup", "pg", "podgroups"):
         pg = index.pgs.get((namespace, name))
         if pg is None:
-            raise UserError(f'podgroup "{name}" not found in namespace "{namespace}"')
+            check_object(snap, "PodGroup", namespace, name)  # the closest names, or where the name is (use -n)
         pods = list(index.pods(pg))
         names = {p.name for p in pods}
         fk = "PodGroup"
@@ -83,8 +84,13 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
     evs = [e for e in events if e.namespace == namespace and e.name in names]
     cs = [c for (ns, n), c in conds.items() if ns == namespace and n in names]
     if not pods and not evs:
-        raise UserError(f'{fk.lower()} "{name}" not found in namespace "{namespace}", and no Preempted event names it'
-                        " (read events with --events, or from a snapshot taken with --events)")
+        # A deleted victim is named only by its events; without them, the not-found error names
+        # the closest pods or the namespace that has this one, as whatif's does (model/lookup.py).
+        try:
+            check_object(snap, fk, namespace, name)
+        except UserError as e:
+            raise UserError(f"{e}; and no Preempted event names it"
+                            " (read events with --events, or from a snapshot taken with --events)") from None
     out = Forensics(fk, namespace, name, False)
     if pods:
         out.priority = max(effective_priority(p, index, gates.generic_workload)[0] for p in pods)

@@ -82,6 +82,16 @@ def check_cluster(snap: Snapshot, need_pods: bool = True) -> None:
         raise UserError("the snapshot holds no Pods: add `pods` to the dump (kubectl get nodes,pods,... -A -o json > dump.json)")
 
 
+def namespace_near_miss(snap: Snapshot, namespace: str) -> str | None:
+    """A warning for a namespace filter that matches nothing because of a typo (`-n researc`), or
+    None. Only a near miss: an empty namespace (default) is absent from a snapshot that holds no
+    Namespace objects, and filtering on it is no mistake."""
+    known = namespaces(snap)
+    if namespace in known or not (hint := did_you_mean(namespace, known)):
+        return None
+    return f'no object of the cluster is in namespace "{namespace}"{hint}'
+
+
 def check_namespace(snap: Snapshot, namespace: str, ignore: frozenset[tuple[str, str]] = frozenset()) -> None:
     known = namespaces(snap, ignore)
     if namespace not in known:

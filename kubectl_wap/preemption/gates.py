@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UserError
+from ..model.lookup import did_you_mean
 from ..profiles import DEFAULT as DEFAULT_PROFILE
 from ..profiles import PROFILES, Profile
 
@@ -70,7 +71,7 @@ def parse_gates(text: str | None, profile: Profile = DEFAULT_PROFILE, profile_so
             if elsewhere:
                 raise UserError(f"feature gate {k!r} does not exist in Kubernetes {profile.version} (it does in {', '.join(elsewhere)}: "
                                 "see --scheduler-version)")
-            raise UserError(f"unknown feature gate {k!r} (known: {', '.join(sorted(known))})")
+            raise UserError(f"unknown feature gate {k!r}{did_you_mean(k, known)} (known: {', '.join(sorted(known))})")
         if v.lower() not in ("true", "false"):
             raise UserError(f"invalid value {v!r} for feature gate {k}: want true or false")
         values[k] = v.lower() == "true"

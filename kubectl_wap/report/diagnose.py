@@ -80,6 +80,7 @@ def render_pending(doc: dict, console: Console, wide: bool = False, no_headers: 
         # a namespace the user did not choose (the context's) gets the hint (issue 33).
         hint = "; use -A for all namespaces" if hint_all_namespaces and doc.get("namespace") else ""
         (err or console).print(f"No pending pods or pod groups{where}{hint}.", highlight=False)
+        print_warnings(err or console, doc.get("warnings") or [])  # the source's warnings stand without rows too
         return
     print_table(console, None, headers, rows, no_headers)
     # Prose through say(): wrapped at the terminal's width at spaces, no trailing spaces.
@@ -182,7 +183,9 @@ def _decides(s: dict, o: dict) -> str:
 
 @inert
 def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
-    console.print(f"\nFewest victims (--optimal): {d['summary']}", highlight=False)
+    # Prose through say(): wrapped at spaces with no trailing space (rich's own wrap leaves one).
+    console.print()
+    say(console, f"Fewest victims (--optimal): {d['summary']}")
     o = d.get("optimum")
     if o:
         rows = [[f"{u['namespace']}/{u['name']}", u["kind"], u["disruptionMode"] or "-", u["priority"], u["pods"]] for u in o["victims"]]
@@ -192,23 +195,22 @@ def render_optimal(d: dict, console: Console, no_headers: bool = False) -> None:
             per.setdefault(p["node"], []).append(p["pod"]["name"])
         print_table(console, "Its placement", ["NODE", "PODS", "NAMES"], [[n, len(v), ", ".join(v)] for n, v in per.items()], no_headers)
         by = lambda x: ", ".join(f"{v} at {k}" for k, v in x.items()) or "none"  # noqa: E731
-        console.print(f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
-                      f"fewest-victims {by(o['victimPodsByPriority'])}", highlight=False)
+        say(console, f"Victim pods by priority: kube-scheduler {by(d['scheduler']['victimPodsByPriority'])}; "
+                     f"fewest-victims {by(o['victimPodsByPriority'])}")
         if o.get("schedulerPlacesIt") is not None:
-            say = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
+            places = ("kube-scheduler's own cycle places the preemptor once these victims are gone (its nodes may differ from the table)"
                    if o["schedulerPlacesIt"] else
                    "kube-scheduler's own cycle would not place the preemptor with only these victims gone (its greedy placement "
                    "needs more room than this packing)")
-            console.print(say + ".", highlight=False)
+            say(console, places + ".")
     sv = d.get("solver")
     if sv:
         secs = sum(s["seconds"] for s in sv["stages"])
         gaps = [s for s in sv["stages"] if not s["optimal"]]
         gap = f"; stopped at the time limit, gap {gaps[0]['gap']:.1%} on '{gaps[0]['objective']}'" if gaps and gaps[0]["gap"] is not None else ""
-        console.print(f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.", highlight=False)
+        say(console, f"Solver: {sv['backend']}, {sv['variables']} variables, {sv['constraints']} constraints, {secs:.2f} s{gap}.")
     if sv:
-        console.print("Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".",
-                      highlight=False)
+        say(console, "Not modelled by the solver (its placement is re-checked with our Filter plugins): " + ", ".join(d["unmodelled"]) + ".")
 
 
 def forensics_document(f: Any) -> dict[str, Any]:
@@ -225,19 +227,22 @@ def forensics_document(f: Any) -> dict[str, Any]:
 @inert
 def render_forensics(d: dict, console: Console, no_headers: bool = False) -> None:
     v = d["victim"]
-    say = lambda s: console.print(s, highlight=False)  # noqa: E731
+    # Prose through tables.say: wrapped at spaces with continuation lines indented and no
+    # trailing space (rich's own wrap started them at column 0 and left a space at each end).
+    line = lambda s, indent="  ": say(console, s, indent=indent)  # noqa: E731
     verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
-    say(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
+    line(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
     if v["priority"] is not None:
-        say(f"Victim priority {v['priority']}" + (f", on node {v['node']}" if v["node"] else ""))
+        where = f", on node{'s' if ', ' in (v['node'] or '') else ''} {v['node']}" if v["node"] else ""  # a group's: several
+        line(f"Victim priority {v['priority']}{where}")
     for e in d["evidence"]:
-        say(f"  - {e}")
+        line(f"  - {e}", "    ")
     if d["suspects"]:
         rows = [[f"{s['kind']} {s['namespace']}/{s['name']}", s["priority"], s["confidence"], "; ".join(s["evidence"])] for s in d["suspects"]]
         print_table(console, "Most likely preemptor(s)", ["PREEMPTOR", "PRIORITY", "CONFIDENCE", "REASON"], rows, no_headers)
     if d["replay"]:
-        say(f"Replay: {d['replay']}")
-    if line := profile_line(d):
-        say(line)
+        line(f"Replay: {d['replay']}")
+    if rules := profile_line(d):
+        line(rules)
     for u in d["uncertainty"]:
-        say(f"Uncertain: {u}")
+        line(f"Uncertain: {u}")

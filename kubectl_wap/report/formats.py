@@ -43,9 +43,10 @@ def allowed(html: bool) -> tuple[str, ...]:
     return FORMATS + ((HTML,) if html else ())
 
 
-def shown(formats: Iterable[str]) -> str:
-    """The formats as `--help` and errors list them (`jsonpath=...`)."""
-    return "|".join(f + ("=..." if f in TEMPLATE_FORMATS else "") for f in formats)
+def shown(formats: Iterable[str], sep: str = "|") -> str:
+    """The formats as errors (`a|b`) and `--help` (`a, b`: click wraps help at spaces, and cut
+    `table|...|jso` / `npath=...` in the middle of a name) list them (`jsonpath=...`)."""
+    return sep.join(f + ("=..." if f in TEMPLATE_FORMATS else "") for f in formats)
 
 
 def pflag_value(value: str | None) -> str | None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 from ..errors import UserError
+from ..model import Snapshot
+from ..model.lookup import did_you_mean, namespace_near_miss
 
 NUMBER, BOOL, TEXT, TEXTS = "number", "boolean", "text", "set of text"
 
@@ -254,6 +256,30 @@ def gate_reason(e: Expr, doc: dict) -> str | None:
         facts.append(f"{name}={shown}")
     what = " and ".join(_firing(e, doc)) or "the predicate"
     return f"{what} ({'; '.join(facts)})"
+
+
+def named_values(e: Expr, field: str) -> set[str]:
+    """The values the predicate compares `field` with (`namespace in (a, b)`, `namespace == a`)."""
+    if isinstance(e, Compare):
+        if e.field != field or e.value is None:
+            return set()
+        return set(e.value) if isinstance(e.value, frozenset) else {str(e.value)}
+    if isinstance(e, Not):
+        return named_values(e.term, field)
+    return {v for t in e.terms for v in named_values(t, field)}
+
+
+def near_misses(e: Expr, snap: Snapshot) -> list[str]:
+    """Warnings for the namespaces and PriorityClasses the predicate names that nothing in the
+    cluster has, when one close to it exists: `namespace in (reseach)` would never fire, and a CI
+    gate that never fires passes silently. (A name with no near miss may be a namespace still to
+    come: no warning.)"""
+    out = [f"--fail-if: {m}" for ns in sorted(named_values(e, "namespace")) if (m := namespace_near_miss(snap, ns))]
+    classes = {c.name for c in snap.priority_classes}
+    for pc in sorted(named_values(e, "priorityClass") - classes):
+        if hint := did_you_mean(pc, classes):
+            out.append(f'--fail-if: no PriorityClass "{pc}" in the cluster{hint}')
+    return out
 
 
 def _fields_of(e: Expr) -> list[str]:

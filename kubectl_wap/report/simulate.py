@@ -141,9 +141,10 @@ def _names(names: list[str], wide: bool, n: int = 4) -> str:
 @inert
 def render_simulation(doc: dict, console: Console, wide: bool = False, no_headers: bool = False, err: Console | None = None) -> None:
     s = doc["summary"]
-    say(console, f"Simulation: {s['cycles']} cycle(s), stopped because {_STOP.get(doc['stopReason'], doc['stopReason'])}; "
-                 f"{s['preemptions']} preemption(s) evicted {s['evictedPods']} pod(s), {s['recreatedPods']} recreated by their controllers; "
-                 f"{s['boundPods']} pod(s) bound; {s['pendingObjects']} object(s) still pending; cascade depth {s['cascadeDepth']}")
+    if not no_headers:  # --no-headers: the timeline's rows alone, as whatif gives only its victims' (for scripts)
+        say(console, f"Simulation: {s['cycles']} cycle(s), stopped because {_STOP.get(doc['stopReason'], doc['stopReason'])}; "
+                     f"{s['preemptions']} preemption(s) evicted {s['evictedPods']} pod(s), {s['recreatedPods']} recreated by their controllers; "
+                     f"{s['boundPods']} pod(s) bound; {s['pendingObjects']} object(s) still pending; cascade depth {s['cascadeDepth']}")
     # "#" (the cycle) and the victims as a count keep the timeline within 80 columns on the demo
     # (issue 33); who they were is the next section, and -o wide lists them here too.
     headers = ["#", "KIND", "OBJECT", "PRIORITY", "ACTION", "VICTIMS"] + (["MESSAGE"] if wide else [])
@@ -154,7 +155,12 @@ def render_simulation(doc: dict, console: Console, wide: bool = False, no_header
         row = [c["n"], o["kind"], f"{o['namespace']}/{o['name']}", c["priority"], _action(c),
                _names(victims, wide) if wide else (len(victims) or "-")]
         rows.append(row + ([c["message"]] if wide else []))
-    print_table(console, "Timeline", headers, rows, no_headers)
+    if rows or no_headers:  # no cycle: the summary says 0 cycle(s); a header over no rows says nothing more
+        print_table(console, "Timeline", headers, rows, no_headers)
+    if no_headers:
+        if err is not None:
+            print_warnings(err, doc["warnings"])
+        return
     if doc["cascade"]:
         console.print("Who preempted whom", highlight=False)
         for n in doc["cascade"]:

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from .document import API_VERSION
-from .tables import print_table, print_warnings
+from .tables import print_table, print_warnings, say
 from .escape import inert
 
 
@@ -72,8 +72,8 @@ def render_version_diff(doc: dict, console: Console, no_headers: bool = False, e
     a, b = (v["schedulerVersion"] for v in doc["versions"])
     builds = ", ".join(f"{v['schedulerVersion']} as kube-scheduler {v['schedulerVersionBuild']}" for v in doc["versions"])
     if not doc["items"]:
-        (err or console).print(f"No pending object's answer changes between Kubernetes {a} and {b} rules "
-                               f"({doc['compared']} compared; {builds}).", highlight=False)
+        say(err or console, f"No pending object's answer changes between Kubernetes {a} and {b} rules "
+                            f"({doc['compared']} compared; {builds}).")
         print_warnings(err or console, doc.get("warnings") or [])
         return
     headers = ["KIND", "NAMESPACE", "NAME", "PRIORITY", a.upper(), b.upper(), "VICTIM CHANGE"]
@@ -83,9 +83,10 @@ def render_version_diff(doc: dict, console: Console, no_headers: bool = False, e
     names = [ln for i in doc["items"] for ln in _names(i)]
     if names and not no_headers:
         console.print("Victim changes", highlight=False)
-        for ln in names:
-            console.print(ln, highlight=False, soft_wrap=True)
+        for ln in names:  # a gang's list of names: wrapped at the terminal's width, as pending's reasons
+            say(console, ln, indent="    ")
     if not no_headers:
-        console.print(f"\n{doc['changed']} of {doc['compared']} pending object(s) get another answer under Kubernetes {b} "
-                      f"rules than under {a} ({builds}).", highlight=False)
+        console.print()
+        say(console, f"{doc['changed']} of {doc['compared']} pending object(s) get another answer under Kubernetes {b} "
+                     f"rules than under {a} ({builds}).")
     print_warnings(err or console, doc.get("warnings") or [])

@@ -9,6 +9,7 @@ from typing import Callable, Mapping
 
 from ..errors import UserError
 from ..model import Snapshot
+from ..model.lookup import namespace_near_miss
 
 _SET = re.compile(r"^\s*([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
 _EQ = re.compile(r"^\s*([\w./-]+)\s*(==|!=|=)\s*([\w.-]*)\s*$")
@@ -74,4 +75,6 @@ def filter_shown(doc: dict, snap: Snapshot, selector: str | None, namespace: str
     if selector:
         what.append(f"labels {selector}")
     out["filter"] = {"description": " and ".join(what), "victimUnits": len(doc["victimUnits"]), "shownUnits": len(out["victimUnits"])}
+    if namespace and (miss := namespace_near_miss(snap, namespace)):  # a typo shows nothing: say so, with the closest
+        out["warnings"] = [*doc.get("warnings", []), f"--victim-namespace: {miss}"]
     return out

@@ -156,7 +156,8 @@ def test_without_the_extra_the_command_is_one_line_naming_the_pip_command():
              "main()\n")
     r = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 2
-    assert r.stderr.strip() == "error: the MCP server needs the mcp extra: pip install 'kubectl-wap[mcp]'"
+    assert r.stderr.strip() == ("error: the MCP server needs the mcp extra: pip install '.[mcp]' in a clone of kubectl-wap "
+                                "(the package is not on PyPI yet), or pip install 'mcp>=2.3,<3'")
     assert r.stdout == ""
 
 

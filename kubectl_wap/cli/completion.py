@@ -287,7 +287,7 @@ SCRIPTS = {"bash": _BASH, "zsh": _ZSH, "fish": _FISH, "powershell": _POWERSHELL}
 
 KUBECTL_HINT = (
     "kubectl completes plugin arguments by running `kubectl_complete-wap` from your PATH.\n"
-    "It is installed next to kubectl-wap by `pip install kubectl-wap`. With Krew, link it once:\n"
+    "pip installs it next to kubectl-wap (`pip install .` in a clone). With Krew, link it once:\n"
     "  ln -s \"$(command -v kubectl-wap)\" \"$(dirname \"$(command -v kubectl-wap)\")/kubectl_complete-wap\"\n"
     "Then enable kubectl's own completion, e.g. `source <(kubectl completion bash)`.\n"
     "For the standalone kubectl-wap command: kubectl wap completion bash|zsh|fish|powershell"

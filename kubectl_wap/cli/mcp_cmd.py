@@ -24,7 +24,7 @@ from .whypreempted import forensics_report
 def mcp(debug: DebugOpt = False) -> None:
     """Serve the analyses to AI assistants: a Model Context Protocol server over stdio (tools whatif, explain, pending,
     why_preempted, simulate, rank, diff; the demo and the report schemas as resources). Read-only. Needs the mcp extra:
-    pip install 'kubectl-wap[mcp]'."""
+    pip install '.[mcp]' in a clone."""
 
     def run() -> None:
         from .mcpserver import serve

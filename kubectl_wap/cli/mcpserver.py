@@ -25,7 +25,7 @@ from .options import Hypothetical, Source, group_hints
 from ..errors import UserError, scrub
 from ..report import summary
 
-MISSING = "the MCP server needs the mcp extra: pip install 'kubectl-wap[mcp]'"
+MISSING = "the MCP server needs the mcp extra: pip install '.[mcp]' in a clone of kubectl-wap (the package is not on PyPI yet), or pip install 'mcp>=2.3,<3'"
 
 
 @dataclass(frozen=True, slots=True)

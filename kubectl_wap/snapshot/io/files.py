@@ -21,6 +21,7 @@ try:  # orjson parses our snapshots ~30% faster than json (measured: 50 MB, 0.98
 except ImportError:  # optional: the zipapp plugin may run without compiled extensions
     _orjson = None
 from ...model import Snapshot, SnapshotHeader
+from ...queueing.kueue.config import CONFIGMAP_KEY, KueueConfig, embedded_configuration, kueue_config
 from ..decode.convert import build_snapshot, pod_from_row
 
 # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18). Imported
@@ -536,3 +537,19 @@ def load_demo() -> Snapshot:
     if not DEMO_PATH.exists():
         raise UserError(DEMO_MISSING)
     return load_snapshot(DEMO_PATH)
+
+
+def read_kueue_config(path: str | os.PathLike) -> KueueConfig:
+    """--kueue-config FILE: Kueue's Configuration, bare or inside the ConfigMap kueue-manager-config
+    (`kubectl get cm -n kueue-system kueue-manager-config -o yaml`, also as a one-item List)."""
+    p = Path(path)
+    doc = safe_yaml(read_text(p), str(p))
+    if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+        maps = [o for o in doc["items"] if isinstance(o, dict) and o.get("kind") == "ConfigMap"]
+        if len(maps) != 1:
+            raise UserError(f"{p}: a List of {len(maps)} ConfigMaps; --kueue-config wants kueue-system/kueue-manager-config alone")
+        doc = maps[0]
+    text = embedded_configuration(doc, str(p))
+    if text is not None:
+        doc = safe_yaml(text, f"{p}: data[{CONFIGMAP_KEY}]")
+    return kueue_config(doc, str(p))

@@ -140,11 +140,12 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
 
 
 def _kueue_config(path: str | None) -> Any:
-    """--kueue-config's switches, or Kueue's defaults (read=False: the stage's notes say so)."""
-    from ..queueing.kueue.config import DEFAULTS
+    """--kueue-config's switches, or None: Kueue's defaults (the stage's notes say they are assumed)."""
+    if path is None:
+        return None  # Kueue's modules stay unloaded on a cluster without Kueue (startup time)
     from ..snapshot.io.files import read_kueue_config
 
-    return read_kueue_config(path) if path else DEFAULTS
+    return read_kueue_config(path)
 
 
 def _add_numbers(doc: dict, snap: Any) -> None:

@@ -61,14 +61,15 @@ def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:
 
 
 def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] = (),
-                  config: KueueConfig = DEFAULTS, warnings: list[str] | None = None) -> dict[str, Any] | None:
+                  config: KueueConfig | None = None, warnings: list[str] | None = None) -> dict[str, Any] | None:
     """The Kueue stage for the Job of `manifest` on the cluster whose objects `items` holds
     (tap_kueue); None when there is no Kueue object or the file no Job (the answer is
     kube-scheduler's alone). `forbidden`: the capture's forbidden lists; a Kueue list among them
     is refused in one line (its quota or Workloads would be unknown: a wrong answer). `config`:
-    Kueue's Configuration (--kueue-config); a switch the model does not follow is refused.
+    Kueue's Configuration (--kueue-config; None: its defaults); a switch the model does not follow is refused.
     `warnings` gets the stage's warnings (the command prints them on stderr)."""
     warnings = [] if warnings is None else warnings
+    config = DEFAULTS if config is None else config
     _, job_items = load_items(manifest, whole=True)
     jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") in ("Job", "JobSet")]
     if not jobs:
@@ -128,9 +129,10 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     return out
 
 
-def kueue_objects(items: Sequence[Any], config: KueueConfig) -> KueueObjects | None:
-    """objects_from_items under Kueue's Configuration: fair sharing on is refused per ClusterQueue
+def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObjects | None:
+    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing on is refused per ClusterQueue
     (objects.py), blockAdmission here (config.not_modelled); both only on a Kueue cluster."""
+    config = DEFAULTS if config is None else config
     objs = objects_from_items(items, fair_sharing=config.fair_sharing)
     if objs is not None and (why := not_modelled(config)):
         raise KueueNotModelled(why)
@@ -148,11 +150,11 @@ def config_notes(config: KueueConfig) -> list[str]:
     return []
 
 
-def fair_sharing_warning(config: KueueConfig, items: Sequence[Any]) -> str | None:
+def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> str | None:
     """Without --kueue-config: a ClusterQueue or Cohort with a spec.fairSharing stanza (its weight)
     is a strong sign fair sharing is on (the stanza does nothing otherwise), so the classical
     answer may be wrong; None with the file read (fair sharing on is refused then) or no stanza."""
-    if config.read:
+    if config is not None and config.read:
         return None
     named = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}" for o in items
              if isinstance(o, Mapping) and o.get("kind") in ("ClusterQueue", "Cohort")

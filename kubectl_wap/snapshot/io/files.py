@@ -12,7 +12,7 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ...errors import UserError
 
@@ -21,8 +21,10 @@ try:  # orjson parses our snapshots ~30% faster than json (measured: 50 MB, 0.98
 except ImportError:  # optional: the zipapp plugin may run without compiled extensions
     _orjson = None
 from ...model import Snapshot, SnapshotHeader
-from ...queueing.kueue.config import CONFIGMAP_KEY, KueueConfig, embedded_configuration, kueue_config
 from ..decode.convert import build_snapshot, pod_from_row
+
+if TYPE_CHECKING:
+    from ...queueing.kueue.config import KueueConfig
 
 # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18). Imported
 # on first use (`_lean_decoder`): our own snapshots never need it, and msgspec with its typed Structs
@@ -542,6 +544,9 @@ def load_demo() -> Snapshot:
 def read_kueue_config(path: str | os.PathLike) -> KueueConfig:
     """--kueue-config FILE: Kueue's Configuration, bare or inside the ConfigMap kueue-manager-config
     (`kubectl get cm -n kueue-system kueue-manager-config -o yaml`, also as a one-item List)."""
+    # Imported here: a whatif without --kueue-config does not load Kueue's modules (startup time).
+    from ...queueing.kueue.config import CONFIGMAP_KEY, embedded_configuration, kueue_config
+
     p = Path(path)
     doc = safe_yaml(read_text(p), str(p))
     if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):

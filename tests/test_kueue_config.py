@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,15 @@ def test_pending_lists_no_workload_rows_under_fair_sharing(tmp_path: Path) -> No
     assert "Workloads Kueue has not admitted are not listed" in res.stderr and "fair sharing" in res.stderr
     plain = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(CLUSTER)])
     assert "not listed" not in plain.stderr
+
+
+def test_pending_warns_of_a_fair_sharing_stanza_without_the_config(tmp_path: Path) -> None:
+    # The `--demo kueue` snapshot: its Workload sweep waits for Kueue (the fixture has none waiting).
+    dump = json.loads(resources.files("kubectl_wap").joinpath("data/demo-kueue-snapshot.json").read_text())
+    next(o for o in dump["items"] if o["kind"] == "ClusterQueue")["spec"]["fairSharing"] = {"weight": "1"}
+    snap = tmp_path / "demo-kueue.json"
+    snap.write_text(json.dumps(dump))
+    res = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(snap)])
+    assert res.exit_code == 0, res.output
+    assert "spec.fairSharing, a sign Kueue's fair sharing is on" in res.stderr
+    assert "sweep" in res.stdout  # the Workload rows still stand: the warning does not refuse

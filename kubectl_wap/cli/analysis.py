@@ -97,6 +97,7 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     ns = src.namespace or _default_namespace(src)
     extra, kind, ns, name = _hypothetical_objects(kind, name, hyp, ns, src.namespace)
     kueue_items: list | None = [] if hyp.file and not hyp.no_kueue else None
+    kueue_cfg = _kueue_config(hyp.kueue_config)  # before the cluster is read: a bad file fails fast
     snap = _load(src, color, extra, kueue=kueue_items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     lookup.check_cluster(snap, need_pods=extra is None)
@@ -125,7 +126,7 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
     if kueue_items is not None:  # a Kueue cluster: its admission comes first (kueuestage.py)
         from .kueuestage import apply_evictions, kueue_section
 
-        if (queueing := kueue_section(hyp.file, kueue_items, snap.header.forbidden)) is not None:
+        if (queueing := kueue_section(hyp.file, kueue_items, snap.header.forbidden, kueue_cfg, snap.warnings)) is not None:
             snap = apply_evictions(snap, queueing)
     with step(no_color=color == Color.never) as progress:
         res = analyze(snap, kind, ns, name, gates, **({"max_cycles": cycles} if cycles else {}), progress=progress)
@@ -136,6 +137,15 @@ def _analysis(kind: str | None, name: str | None, src: Source, hyp: Hypothetical
         doc["queueing"] = queueing
     _add_numbers(doc, snap)
     return doc, (snap, gates)
+
+
+def _kueue_config(path: str | None) -> Any:
+    """--kueue-config's switches, or None: Kueue's defaults (the stage's notes say they are assumed)."""
+    if path is None:
+        return None  # Kueue's modules stay unloaded on a cluster without Kueue (startup time)
+    from ..snapshot.io.files import read_kueue_config
+
+    return read_kueue_config(path)
 
 
 def _add_numbers(doc: dict, snap: Any) -> None:

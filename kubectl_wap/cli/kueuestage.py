@@ -21,7 +21,14 @@ from kubectl_wap.queueing.kueue.answer import (
     kueue_stage,
 )
 from kubectl_wap.queueing.kueue.jobs import JOBSET_API, PRIORITY_CLASS_LABEL, QUEUE_LABEL, job_priority, workload_for_job
-from kubectl_wap.queueing.kueue.objects import KUEUE_GROUP, KueueNotModelled, objects_from_items, workload_priority_classes
+from kubectl_wap.queueing.kueue.config import DEFAULTS, KueueConfig, defaults_note, not_modelled
+from kubectl_wap.queueing.kueue.objects import (
+    KUEUE_GROUP,
+    KueueNotModelled,
+    KueueObjects,
+    objects_from_items,
+    workload_priority_classes,
+)
 from kubectl_wap.report.kueue import kueue_json, kueue_line
 from kubectl_wap.snapshot.io.files import load_items
 
@@ -53,11 +60,16 @@ def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:
         yield o
 
 
-def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] = ()) -> dict[str, Any] | None:
+def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] = (),
+                  config: KueueConfig | None = None, warnings: list[str] | None = None) -> dict[str, Any] | None:
     """The Kueue stage for the Job of `manifest` on the cluster whose objects `items` holds
     (tap_kueue); None when there is no Kueue object or the file no Job (the answer is
     kube-scheduler's alone). `forbidden`: the capture's forbidden lists; a Kueue list among them
-    is refused in one line (its quota or Workloads would be unknown: a wrong answer)."""
+    is refused in one line (its quota or Workloads would be unknown: a wrong answer). `config`:
+    Kueue's Configuration (--kueue-config; None: its defaults); a switch the model does not follow is refused.
+    `warnings` gets the stage's warnings (the command prints them on stderr)."""
+    warnings = [] if warnings is None else warnings
+    config = DEFAULTS if config is None else config
     _, job_items = load_items(manifest, whole=True)
     jobs = [o for o in job_items if isinstance(o, Mapping) and o.get("kind") in ("Job", "JobSet")]
     if not jobs:
@@ -75,7 +87,7 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     if denied:
         raise UserError(f"cannot answer Kueue's admission stage: forbidden to list {', '.join(denied)} (kubectl-wap needs "
                         "get/list on them, see deploy/rbac-readonly.yaml); --no-kueue answers kube-scheduler's part alone")
-    objs = objects_from_items(items)
+    objs = kueue_objects(items, config)
     if objs is None:
         return None
     if len(jobs) > 1:
@@ -110,8 +122,49 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     if wpc:
         notes.append(f"Kueue orders and preempts by WorkloadPriorityClass {wpc} ({priority}); kube-scheduler uses the "
                      "pods' own priority (kubernetes-sigs/kueue#14413).")
+    notes.extend(config_notes(config))
+    if (warning := fair_sharing_warning(config, items)) is not None:
+        warnings.append(warning)
     out["notes"] = notes
     return out
+
+
+def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObjects | None:
+    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing on is refused per ClusterQueue
+    (objects.py), blockAdmission here (config.not_modelled); both only on a Kueue cluster."""
+    config = DEFAULTS if config is None else config
+    objs = objects_from_items(items, fair_sharing=config.fair_sharing)
+    if objs is not None and (why := not_modelled(config)):
+        raise KueueNotModelled(why)
+    return objs
+
+
+def config_notes(config: KueueConfig) -> list[str]:
+    """What the answer assumes of Kueue's Configuration: its defaults when the file was not read;
+    when it was, that waitForPodsReady's timeout (evictions after admission) is not played."""
+    if not config.read:
+        return [defaults_note()]
+    if config.wait_for_pods_ready:
+        return ["Kueue's waitForPodsReady is on: an admitted Workload whose pods are not ready in time is evicted and "
+                "requeued later; this answer is the admission cycle's only."]
+    return []
+
+
+def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> str | None:
+    """Without --kueue-config: a ClusterQueue or Cohort with a spec.fairSharing stanza (its weight)
+    is a strong sign fair sharing is on (the stanza does nothing otherwise), so the classical
+    answer may be wrong; None with the file read (fair sharing on is refused then) or no stanza."""
+    if config is not None and config.read:
+        return None
+    named = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}" for o in items
+             if isinstance(o, Mapping) and o.get("kind") in ("ClusterQueue", "Cohort")
+             and str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")
+             and isinstance(o.get("spec"), Mapping) and o["spec"].get("fairSharing") is not None]
+    if not named:
+        return None
+    more = f" and {len(named) - 3} more" if len(named) > 3 else ""
+    return (f"{', '.join(named[:3])}{more} set spec.fairSharing, a sign Kueue's fair sharing is on, which is not modelled: "
+            "the Kueue answer assumes it off; pass --kueue-config FILE to check")
 
 
 # The labels the Job controller puts on its pods (batch/v1: JobNameLabel and the legacy one).

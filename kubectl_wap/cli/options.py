@@ -117,6 +117,7 @@ class Hypothetical:
     preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None
     ignore_gates: Annotated[bool, _opt("--ignore-gates", help="Answer as if the pods' schedulingGates were removed (kube-scheduler does not try a gated pod).")] = False
     no_kueue: Annotated[bool, _opt("--no-kueue", help="On a Kueue cluster, leave out Kueue's admission stage: kube-scheduler's answer alone, as if the Job's pods existed.")] = False
+    kueue_config: Annotated[Optional[str], _opt("--kueue-config", metavar="FILE", help="Kueue's Configuration (or the ConfigMap kueue-system/kueue-manager-config holding it); without it Kueue's defaults are assumed.")] = None
 
 
 def flag_names(group: type) -> list[str]:

@@ -50,6 +50,7 @@ def pending(
     selector: Annotated[Optional[str], typer.Option("--selector", "-l", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
     scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
+    kueue_config: Annotated[Optional[str], typer.Option("--kueue-config", metavar="FILE", help="Kueue's Configuration (or the ConfigMap kueue-system/kueue-manager-config holding it); without it Kueue's defaults are assumed.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: HtmlOutputOpt = "table", color: ColorOpt = Color.auto,
     allow_missing_template_keys: AllowMissingOpt = "true",
@@ -71,16 +72,19 @@ def pending(
         src = Source(snapshot=snapshot, demo=demo, kubeconfig=kubeconfig, context=context, namespace=namespace,
                      feature_gates=feature_gates, scheduler_version=scheduler_version, request_timeout=request_timeout,
                      **conn.connection())
-        doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color)
+        doc, versions = pending_report(src, all_namespaces, selector, scale_up, node_templates, compare_versions, color, kueue_config)
         emit(doc, out, pending_printers(versions, hint_all_namespaces=namespace is None and not all_namespaces), color, no_headers)
 
     _guard(debug, run)
 
 
 def pending_report(src: Source, all_namespaces: bool = False, selector: str | None = None, scale_up: bool = True,
-                   node_templates: str | None = None, compare_versions: str | None = None, color: Color = Color.never) -> tuple[dict, bool]:
+                   node_templates: str | None = None, compare_versions: str | None = None, color: Color = Color.never,
+                   kueue_config: str | None = None) -> tuple[dict, bool]:
     """pending's answer (the command and the MCP tool): (the PendingReport, False), or with
-    compare_versions (the version comparison, True)."""
+    compare_versions (the version comparison, True). `kueue_config`: --kueue-config's file."""
+    from .analysis import _kueue_config
+
     from ..diagnose.pending import triage
     from ..report.diagnose import pending_document
     from ..report.profileinfo import profile_fields
@@ -88,12 +92,13 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
     versions = _compare_versions(compare_versions, src.scheduler_version, src.feature_gates)
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = None if all_namespaces else (src.namespace or _default_namespace(src))
+    kueue_cfg = _kueue_config(kueue_config)
     kueue: list[Any] = []
     snap, claims = _pending_state(src, color, kueue)
     if versions:
         return _pending_versions(snap, versions, src.feature_gates, ns, selector, claims, src.demo, src.snapshot), True
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
-    objs = _kueue_objects(kueue, snap)
+    objs = _kueue_objects(kueue, snap, kueue_cfg)
     with step(no_color=color == Color.never) as progress:
         t = triage(snap, gates, ns, _label_selector(selector), _snapshot_time(snap), _scale_up(snap, scale_up, node_templates), claims,
                    progress, kueue=objs)
@@ -132,19 +137,22 @@ def _kueue_raw(items: list[Any]) -> list[Any]:
     return out
 
 
-def _kueue_objects(raw: list[Any], snap: Any) -> Any:
+def _kueue_objects(raw: list[Any], snap: Any, config: Any) -> Any:
     """The cluster's Kueue objects for pending's Workload rows, or None (no Kueue object). One
-    that needs what the model does not read (fair sharing, admission checks, ...) or a forbidden
-    Kueue list becomes a warning: the pods' rows still stand."""
+    that needs what the model does not read (fair sharing, admission checks, ...; `config`:
+    Kueue's Configuration) or a forbidden Kueue list becomes a warning: the pods' rows still stand."""
     from ..errors import UserError
-    from ..queueing.kueue.objects import KUEUE_GROUP, objects_from_items
+    from ..queueing.kueue.objects import KUEUE_GROUP
+    from .kueuestage import fair_sharing_warning, kueue_objects
 
     denied = [r for r in snap.header.forbidden if r.endswith("." + KUEUE_GROUP)]
     try:
-        objs = objects_from_items(raw)
+        objs = kueue_objects(raw, config)
     except UserError as e:
         snap.warnings.append(f"Workloads Kueue has not admitted are not listed: {e}")
         return None
+    if objs is not None and (warning := fair_sharing_warning(config, raw)) is not None:
+        snap.warnings.append(warning)
     if objs is not None and denied:
         snap.warnings.append(f"Workloads Kueue has not admitted are not listed: forbidden to list {', '.join(denied)}")
         return None

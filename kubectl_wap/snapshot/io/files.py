@@ -12,7 +12,7 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ...errors import UserError
 
@@ -22,6 +22,9 @@ except ImportError:  # optional: the zipapp plugin may run without compiled exte
     _orjson = None
 from ...model import Snapshot, SnapshotHeader
 from ..decode.convert import build_snapshot, pod_from_row
+
+if TYPE_CHECKING:
+    from ...queueing.kueue.config import KueueConfig
 
 # msgspec decodes a List in any layout straight into the fields we read (lean.py, issue 18). Imported
 # on first use (`_lean_decoder`): our own snapshots never need it, and msgspec with its typed Structs
@@ -536,3 +539,22 @@ def load_demo() -> Snapshot:
     if not DEMO_PATH.exists():
         raise UserError(DEMO_MISSING)
     return load_snapshot(DEMO_PATH)
+
+
+def read_kueue_config(path: str | os.PathLike) -> KueueConfig:
+    """--kueue-config FILE: Kueue's Configuration, bare or inside the ConfigMap kueue-manager-config
+    (`kubectl get cm -n kueue-system kueue-manager-config -o yaml`, also as a one-item List)."""
+    # Imported here: a whatif without --kueue-config does not load Kueue's modules (startup time).
+    from ...queueing.kueue.config import CONFIGMAP_KEY, embedded_configuration, kueue_config
+
+    p = Path(path)
+    doc = safe_yaml(read_text(p), str(p))
+    if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+        maps = [o for o in doc["items"] if isinstance(o, dict) and o.get("kind") == "ConfigMap"]
+        if len(maps) != 1:
+            raise UserError(f"{p}: a List of {len(maps)} ConfigMaps; --kueue-config wants kueue-system/kueue-manager-config alone")
+        doc = maps[0]
+    text = embedded_configuration(doc, str(p))
+    if text is not None:
+        doc = safe_yaml(text, f"{p}: data[{CONFIGMAP_KEY}]")
+    return kueue_config(doc, str(p))

@@ -38,10 +38,6 @@ _PHASES: dict[str, tuple[str, str]] = {
 }
 
 
-def _noop(phase: str, done: int, total: int | None) -> None:
-    return None
-
-
 def _after() -> float | None:
     """Seconds a step runs before it shows; None: never show."""
     raw = os.environ.get(AFTER_ENV, "").strip().lower()
@@ -130,13 +126,14 @@ class _Step:
 
 
 @contextlib.contextmanager
-def step(what: str = "", phase: str = "state", *, no_color: bool = False) -> Iterator[ProgressFn]:
+def step(what: str = "", phase: str = "state", *, no_color: bool = False) -> Iterator[ProgressFn | None]:
     """`with step("prod.json.gz", "read") as progress:` hand `progress` to the engine; `phase` is
-    what the line says until the engine first reports. A no-op callable when stderr is not a
-    terminal or the display is off."""
+    what the line says until the engine first reports. None when stderr is not a terminal or the
+    display is off: the engine then skips its reporting altogether (no counting wrapper around a
+    List's items, no calls per step), as it does for every caller that passes no callback."""
     after = _after()
     if after is None or not _stderr_is_terminal():
-        yield _noop
+        yield None
         return
     from ..report.escape import printable
 

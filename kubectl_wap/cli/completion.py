@@ -96,13 +96,11 @@ def _line_namespace(words: list[str]) -> str:
 def _overrides(words: list[str]) -> Any:
     """kubectl's connection flags on the line (--cluster, --user, --server, --as...), so names come
     from the cluster, as the identity, that the command itself would read."""
-    from ..snapshot.io.kubeconfig import Overrides
+    from .options import Connection, from_words
 
-    v = functools.partial(_value_of, words)
-    return Overrides(cluster=v("--cluster"), user=v("--user"), server=v("--server"), token=v("--token"),
-                     as_user=v("--as"), as_groups=_all_values(words, "--as-group"),
-                     as_uid=v("--as-uid"), insecure_skip_tls_verify="--insecure-skip-tls-verify" in words,
-                     tls_server_name=v("--tls-server-name"), certificate_authority=v("--certificate-authority"))
+    conn = from_words(Connection, functools.partial(_value_of, words), lambda f: list(_all_values(words, f)),
+                      lambda f: f in words)
+    return conn.overrides()
 
 
 def _names(words: list[str], kind: str, bound: bool = False) -> list[str]:

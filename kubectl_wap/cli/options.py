@@ -120,15 +120,32 @@ class Hypothetical:
     kueue_config: Annotated[Optional[str], _opt("--kueue-config", metavar="FILE", help="Kueue's Configuration (or the ConfigMap kueue-system/kueue-manager-config holding it); without it Kueue's defaults are assumed.")] = None
 
 
+def _long_names(ann: Any) -> list[str]:
+    info = ann.__metadata__[0]
+    # In Annotated, typer.Option's first name lands in `default`, the others in param_decls.
+    names = [info.default] + list(info.param_decls or ())
+    return [n for n in names if isinstance(n, str) and n.startswith("--")]
+
+
 def flag_names(group: type) -> list[str]:
     """The long flags of a group (for completion)."""
-    out = []
-    for _, ann, _ in _resolved_fields(group):
-        info = ann.__metadata__[0]
-        # In Annotated, typer.Option's first name lands in `default`, the others in param_decls.
-        names = [info.default] + list(info.param_decls or ())
-        out.extend(n for n in names if isinstance(n, str) and n.startswith("--"))
-    return out
+    return [n for _, ann, _ in _resolved_fields(group) for n in _long_names(ann)]
+
+
+def from_words(group: type, value_of: Callable[[str], Optional[str]], values_of: Callable[[str], list[str]],
+               present: Callable[[str], bool]) -> Any:
+    """The group built from a command line's words (completion reads the flags typed so far):
+    each field by its long flag, a list field from every occurrence, a boolean by presence."""
+    kwargs: dict[str, Any] = {}
+    for name, ann, default in _resolved_fields(group):
+        flag = _long_names(ann)[0]
+        if isinstance(default, bool):
+            kwargs[name] = present(flag)
+        elif list in (typing.get_origin(a) for a in typing.get_args(typing.get_args(ann)[0])):
+            kwargs[name] = values_of(flag) or None
+        else:
+            kwargs[name] = value_of(flag)
+    return group(**kwargs)
 
 
 @functools.cache

@@ -4,7 +4,8 @@ snapshot's capture time, and the version profile and feature gates the analysis 
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Callable, Iterator
 
 from .app import _console
 from .flags import Color
@@ -34,6 +35,14 @@ def _load(src: Source, color: Color, extra: list[Any] | None = None, extras: dic
         return _loaded(src, color, extra, extras, file_progress, kueue)
 
 
+@contextlib.contextmanager
+def live_status(color: Color) -> Iterator[Callable[[str, int], None]]:
+    """A live read's status line on stderr (rich's spinner), and the callback that updates it with
+    the resource being listed and the objects read so far."""
+    with _console(color, stderr=True).status("reading the cluster (read-only)...") as status:
+        yield lambda resource, n: status.update(f"reading the cluster (read-only): {resource} {n}")
+
+
 def _what(src: Source) -> str:
     """The file as the progress line names it."""
     import os
@@ -46,11 +55,7 @@ def _loaded(src: Source, color: Color, extra: list[Any] | None, extras: dict | N
     from ..snapshot.source import build, raw_source
 
     if not src.snapshot and not src.demo:
-        console = _console(color, stderr=True)
-        with console.status("reading the cluster (read-only)...") as status:
-            def progress(resource: str, n: int) -> None:
-                status.update(f"reading the cluster (read-only): {resource} {n}")
-
+        with live_status(color) as progress:
             header, items = raw_source(None, False, src.kubeconfig, src.context, src.request_timeout, progress,
                                        overrides=src.overrides())
     else:
@@ -122,12 +127,9 @@ def _raw_items(src: Source, color: Color, **optional: bool) -> tuple[Any, list[A
     src.check()  # flags for a live cluster are refused with --snapshot/--demo, as _load does
     snapshot, demo, kubeconfig, context, timeout = src.snapshot, src.demo, src.kubeconfig, src.context, src.request_timeout
     if snapshot or demo:
-        with step(_what(Source(snapshot=snapshot, demo=demo)), "read", no_color=color == Color.never) as file_progress:
+        with step(_what(src), "read", no_color=color == Color.never) as file_progress:
             header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, file_progress=file_progress, **optional)
             return header, list(items)
-    with _console(color, stderr=True).status("reading the cluster (read-only)...") as status:
-        def progress(resource: str, n: int) -> None:
-            status.update(f"reading the cluster (read-only): {resource} {n}")
-
+    with live_status(color) as progress:
         header, items = raw_source(snapshot, demo, kubeconfig, context, timeout, progress, overrides=src.overrides(), **optional)
     return header, list(items)

@@ -51,11 +51,16 @@ def _priority_classes(items: Sequence[Any]) -> tuple[dict[str, int], int | None]
 _CORE_KINDS = (("v1", "Namespace"), ("scheduling.k8s.io/v1", "PriorityClass"))
 
 
+def read_by_kueue(o: Any) -> bool:
+    """Whether the Kueue stage reads this raw item (a Kueue object, a Namespace, a PriorityClass)."""
+    return type(o) is dict and (str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")
+                                or (o.get("apiVersion"), o.get("kind")) in _CORE_KINDS)
+
+
 def tap_kueue(items: Iterable[Any], into: list[Any]) -> Iterator[Any]:
-    """`items` unchanged, keeping in `into` the ones the Kueue stage reads."""
+    """`items` unchanged, keeping in `into` the ones the Kueue stage reads, as they stream past."""
     for o in items:
-        if type(o) is dict and (str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")
-                                or (o.get("apiVersion"), o.get("kind")) in _CORE_KINDS):
+        if read_by_kueue(o):
             into.append(o)
         yield o
 

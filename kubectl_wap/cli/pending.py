@@ -117,24 +117,17 @@ def pending_report(src: Source, all_namespaces: bool = False, selector: str | No
 
 def _pending_state(src: Source, color: Color, kueue: list[Any] | None = None) -> tuple[Any, Any]:
     """The model and the claims' blockers (PVCs read too) that pending and metrics triage;
-    `kueue`, when given, gets the raw objects Kueue's stage reads (kueuestage.tap_kueue)."""
+    `kueue`, when given, gets the raw objects Kueue's stage reads (kueuestage.read_by_kueue)."""
     from ..snapshot.decode.evidence import claim_blockers
     from ..snapshot.source import build
 
     header, items = _raw_items(src, color, pvcs=True)
     claims = claim_blockers(items, "persistentvolumeclaims" in header.listed)
     if kueue is not None:
-        kueue.extend(_kueue_raw(items))
+        from .kueuestage import read_by_kueue
+
+        kueue.extend(o for o in items if read_by_kueue(o))
     return build(header, items), claims
-
-
-def _kueue_raw(items: list[Any]) -> list[Any]:
-    from .kueuestage import tap_kueue
-
-    out: list[Any] = []
-    for _ in tap_kueue(items, out):
-        pass
-    return out
 
 
 def _kueue_objects(raw: list[Any], snap: Any, config: Any) -> Any:

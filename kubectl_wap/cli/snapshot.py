@@ -82,11 +82,9 @@ def snapshot(
             items = wanted_events(items, events)
         else:
             from ..snapshot.io.live import load_live
+            from .inputs import live_status
 
-            with console.status("reading the cluster (read-only)...") as status:
-                def progress(resource: str, n: int) -> None:
-                    status.update(f"reading the cluster (read-only): {resource} {n}")
-
+            with live_status(color) as progress:
                 header, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, conn.overrides())
         if redact:
             from ..snapshot.share.redact import redact_header, redactor_for

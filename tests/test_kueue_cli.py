@@ -143,3 +143,11 @@ def test_explain_lists_kueues_steps_first() -> None:
     assert lines[3] == "  K3. Preemption: evict team-b/train-7 in team-b-cq (priority 100, reclamation within the cohort)."
     assert lines[4] == "  K4. Admitted in a later cycle, once the evicted Workloads release their quota."
     assert any(line.startswith("Outcome: NoPreemptionNeeded") for line in lines)
+
+
+def test_name_output_lists_kueues_evictions_first() -> None:
+    """`-o name` names what the submission removes: the Workload Kueue evicts (its stage runs
+    first, kubectl's resource name for it) and then kube-scheduler's victims (none here: the
+    eviction made room). It printed nothing before, though Kueue evicts team-b/train-7."""
+    out = _run(["whatif", "-f", str(JOB), "--snapshot", str(CLUSTER), "--replicas", "1", "-o", "name"]).stdout
+    assert out.splitlines() == ["workload.kueue.x-k8s.io/train-7"]

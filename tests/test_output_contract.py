@@ -103,7 +103,11 @@ def test_every_command_takes_every_format(command: str, fmt: str, tmp_path: Path
         assert json.loads(out) == [doc["kind"]]
     elif fmt == "name":
         lines = out.splitlines()
-        assert all(re.fullmatch(r"[a-z]+/[a-z0-9][-a-z0-9.]*", ln) for ln in lines), out
+        assert all(re.fullmatch(r"[a-z]+(\.[a-z0-9][-a-z0-9.]*)?/[a-z0-9][-a-z0-9.]*", ln) for ln in lines), out
+        # whatif and explain name the Workloads Kueue evicts first (`.queueing.evictions`), then their rows
+        evicted = [e["workload"].partition("/")[2] for e in (doc.get("queueing") or {}).get("evictions") or []]
+        assert [ln.split("/")[1] for ln in lines if ln.startswith("workload.kueue.x-k8s.io/")] == evicted
+        lines = lines[len(evicted):]
         if command != "simulate":  # simulate names the pods its cycles evict, its rows are the cycles
             assert [ln.split("/")[1] for ln in lines] == [x["name"] for x in rows]
         else:

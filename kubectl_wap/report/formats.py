@@ -200,8 +200,12 @@ def name_lines(names: Iterable[str]) -> str:
 
 
 def victim_names(doc: dict) -> list[str]:
-    """whatif's and explain's objects: the victim pods (`pod/NAME`)."""
-    return [f"pod/{v['name']}" for v in doc.get("victims") or []]
+    """whatif's and explain's objects: first the Workloads Kueue evicts to admit the job (its stage
+    runs first; `workload.kueue.x-k8s.io/NAME`, kubectl's own name for them, as no command of ours
+    takes a Workload back), then the pods kube-scheduler preempts (`pod/NAME`)."""
+    queueing = doc.get("queueing") or {}
+    evicted = [f"workload.kueue.x-k8s.io/{e['workload'].partition('/')[2]}" for e in queueing.get("evictions") or []]
+    return evicted + [f"pod/{v['name']}" for v in doc.get("victims") or []]
 
 
 def unit_names(doc: dict) -> list[str]:

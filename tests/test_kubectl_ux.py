@@ -475,3 +475,23 @@ def test_a_misspelt_choice_names_the_closest(args, want):
     r = run(*args)
     assert r.returncode == 2 and not r.stdout
     assert len(r.stderr.splitlines()) == 1 and want in r.stderr, r.stderr
+
+
+JOB_GANG = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "job-gang.yaml")
+
+
+@pytest.mark.parametrize("args", [
+    ["whatif", "-f", JOB_GANG, "--demo"],
+    ["rank", "--for", "pod/train-llm-0", "-n", "ml", "-f", JOB_GANG, "--demo", "--limit", "2"],
+    ["simulate", "-f", JOB_GANG, "--demo"],
+], ids=["whatif", "rank", "simulate"])
+def test_every_command_reading_f_says_how_it_read_the_file(args: list[str]) -> None:
+    """The -f note (16 pods from the Job's template, names made up) and the API server's defaulting
+    of requests from limits are part of the answer's input: rank --for and simulate dropped both,
+    whatif said them. Each says them once, in the table (stderr) and in -o json."""
+    for out in (invoke(*args), invoke(*args, "-o", "json")):
+        assert out.exit_code == 0, out.output
+    warnings = json.loads(invoke(*args, "-o", "json").stdout)["warnings"]
+    assert sum(w.startswith("-f: Job ml/train-llm: 16 pod(s)") for w in warnings) == 1, warnings
+    assert sum(w.startswith("requests defaulted from limits for 16 pod(s)") for w in warnings) == 1, warnings
+    assert "Warning: -f: Job ml/train-llm" in invoke(*args).stderr

@@ -105,6 +105,7 @@ def _rank_report(priority: int | None, order: str, limit: int | None, for_: str 
         doc, (snap, gates) = _analysis(fkind, fname, src, hyp, color)
         helps = for_preemptor(snap, doc, gates)
         prio = doc["preemptor"]["priority"] if priority is None else priority
+        warnings = doc.get("warnings") or []  # the load's and the preemptor's (the -f note, defaulting, ...)
     else:
         if hyp.file or hyp.replicas is not None:
             raise UserError("hypothetical flags apply to rank only with --for TYPE/NAME")
@@ -115,9 +116,10 @@ def _rank_report(priority: int | None, order: str, limit: int | None, for_: str 
 
             check_namespace(snap, lookup_ns)
         gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
+        warnings = snap.warnings  # the load's, the version profile's among them (_gates_for)
     ranked = rank_units(snap, prio, gates)
     doc = ordered(rank_document(ranked, prio, shown_ns), order, limit, helps, for_)
     doc.update(profile_fields(gates))
-    if gates.profile_warning:
-        doc["warnings"] = [gates.profile_warning]
+    if warnings:
+        doc["warnings"] = list(dict.fromkeys(warnings))
     return doc, _snapshot_time(snap)

@@ -85,7 +85,10 @@ class Simulator:
         self.orphans: list[Pod] = []  # group pods whose PodGroup does not exist
         self.held: list[tuple[Pod, str]] = []  # pods we do not schedule, and why
         self.other_pending: list[Pod] = []  # recreated pods of another scheduler, not yet placed
-        self._warned: set[str] = set()
+        # What the load said (defaulting, the -f note, the version profile): a whatif of the same input
+        # says it too; each cycle's analysis repeats it, so it is said once, first.
+        self.sim.warnings.extend(dict.fromkeys(snap.warnings))
+        self._warned: set[str] = set(snap.warnings)
         self._victim_cycle: dict[str, int] = {}  # victim uid -> the cycle that preempted it
 
     # ---- queue ------------------------------------------------------------------------------

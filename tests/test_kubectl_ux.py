@@ -495,3 +495,19 @@ def test_every_command_reading_f_says_how_it_read_the_file(args: list[str]) -> N
     assert sum(w.startswith("-f: Job ml/train-llm: 16 pod(s)") for w in warnings) == 1, warnings
     assert sum(w.startswith("requests defaulted from limits for 16 pod(s)") for w in warnings) == 1, warnings
     assert "Warning: -f: Job ml/train-llm" in invoke(*args).stderr
+
+
+def test_every_option_value_is_named_for_what_it_takes() -> None:
+    """Help names each option's value (`--for TYPE/NAME`, `-n NAME`, `--limit N`), as kubectl's help
+    does, not click's type placeholder (`<str>`, `<int>`, `<float>`: 31 options showed one)."""
+    import re
+
+    from kubectl_wap.cli import COMMANDS
+
+    shown = []
+    for name in COMMANDS:
+        for args in ([name, "--help"], [name, "load", "--help"]) if name == "demo" else ([name, "--help"],):
+            r = runner.invoke(app, args, terminal_width=200)
+            assert r.exit_code == 0, (args, r.output)
+            shown += [f"{name}: {m}" for m in re.findall(r"--[a-z-]+ <(?:str|int|float|text|integer)>", r.output)]
+    assert not shown, shown

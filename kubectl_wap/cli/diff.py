@@ -25,7 +25,7 @@ from .options import Hypothetical, Source, options
 def diff(
     kind: KindArg = None,
     name: NameArg = None,
-    to: Annotated[str, typer.Option("--to", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
+    to: Annotated[str, typer.Option("--to", metavar="FLAGS", help="Scenario B: flags that override scenario A's (e.g. '--snapshot b.json' or '--replicas 16').")] = "",
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),
     output: HtmlOutputOpt = "table",

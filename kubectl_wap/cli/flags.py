@@ -40,8 +40,8 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks on erro
 ColorOpt = Annotated[Color, typer.Option("--color", help="Colorize output: auto, always or never (NO_COLOR is honoured).")]
 NoHeadersOpt = Annotated[bool, typer.Option("--no-headers", help="Omit table headers; columns have fixed widths (stable across runs).")]
 ExitCodeOpt = Annotated[bool, typer.Option("--exit-code", help="Exit with a verdict code: 0 NoPreemptionNeeded, 10 Preempt, 11 Unschedulable, 12 NotEligible, 13 Invalid.")]
-SelectorOpt = Annotated[Optional[str], typer.Option("--selector", "-l", help="Show only victims/spared units with a pod matching this label selector (the analysis is unchanged).")]
-VictimNsOpt = Annotated[Optional[str], typer.Option("--victim-namespace", help="Show only victims/spared units in this namespace (the analysis is unchanged).")]
+SelectorOpt = Annotated[Optional[str], typer.Option("--selector", "-l", metavar="SELECTOR", help="Show only victims/spared units with a pod matching this label selector (the analysis is unchanged).")]
+VictimNsOpt = Annotated[Optional[str], typer.Option("--victim-namespace", metavar="NAME", help="Show only victims/spared units in this namespace (the analysis is unchanged).")]
 
 KindArg = Annotated[Optional[str], typer.Argument(help="podgroup, compositepodgroup or pod (or TYPE/NAME).")]
 NameArg = Annotated[Optional[str], typer.Argument(help="Name of the pending (or hypothetical) object.")]
@@ -62,5 +62,5 @@ AllowMissingOpt = Annotated[str, typer.Option("--allow-missing-template-keys", m
     "--allow-missing-template-keys=false makes it an error, as in kubectl."))]
 
 
-CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
+CyclesOpt = Annotated[Optional[int], typer.Option("--cycles", metavar="N", help="Play at most this many pod-group scheduling cycles (default: until the group is placed or preemption runs; 1 = the first cycle only, where pods that fit bind and nothing is preempted).")]
 

@@ -81,12 +81,12 @@ class Source(Connection):
     snapshot: Annotated[Optional[str], _opt("--snapshot", "-s", metavar="FILE", help="Read cluster state from this snapshot/manifest file or directory (.json, .yaml, .gz, `kubectl get -o yaml` dumps).")] = None
     demo: Annotated[bool, _opt("--demo", help="Use the bundled demo cluster. --demo kueue: the Kueue demo (whatif -f docs/examples/kueue-job.yaml); --demo dra: the DRA demo.")] = False
     kubeconfig: Annotated[Optional[str], _opt("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")] = None
-    context: Annotated[Optional[str], _opt("--context", help="The kubeconfig context to use (live cluster only).")] = None
-    namespace: Annotated[Optional[str], _opt("--namespace", "-n", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
-    feature_gates: Annotated[Optional[str], _opt("--feature-gates", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
-    scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: rules read from v1.38.0-beta.0). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
+    context: Annotated[Optional[str], _opt("--context", metavar="NAME", help="The kubeconfig context to use (live cluster only).")] = None
+    namespace: Annotated[Optional[str], _opt("--namespace", "-n", metavar="NAME", help="Namespace of the object (default: the context's namespace, else 'default').")] = None
+    feature_gates: Annotated[Optional[str], _opt("--feature-gates", metavar="GATES", help="kube-scheduler feature gates. Defaults: GenericWorkload=true, CompositePodGroup=true, PodGroupPreemptionPolicy=false, TopologyAwareWorkloadScheduling=true.")] = None
+    scheduler_version: Annotated[Optional[str], _opt("--scheduler-version", metavar="VERSION", help="Kubernetes minor version whose kube-scheduler rules to follow: 1.37 or 1.38 (unreleased: rules read from v1.38.0-beta.0). Default: the server's version (live: /version; snapshot: its header), else the newest released (1.37).")] = None
     request_timeout: Annotated[Optional[str], _opt("--request-timeout", metavar="DURATION", help="How long to wait for each API request, as kubectl reads it: 30 (seconds), 5s, 1m; 0 waits forever. Default 30s.")] = None
-    max_input_size: Annotated[Optional[str], _opt("--max-input-size", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
+    max_input_size: Annotated[Optional[str], _opt("--max-input-size", metavar="SIZE", callback=_set_max_input, help="Refuse input files larger than this after decompression (default 4Gi).")] = None
 
     def check(self) -> None:
         """kubectl refuses flags that cannot apply; so do we (rather than ignore them)."""
@@ -107,14 +107,14 @@ class Hypothetical:
     """Work that does not exist yet: a flags-only PodGroup, or objects from a file."""
 
     file: Annotated[Optional[str], _opt("--filename", "-f", metavar="FILE", help="Hypothetical PodGroup/CompositePodGroup tree and pods (or one pod template with --replicas).")] = None
-    replicas: Annotated[Optional[int], _opt("--replicas", help="Hypothetical: number of pods.")] = None
-    requests: Annotated[Optional[str], _opt("--requests", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None
-    priority_class: Annotated[Optional[str], _opt("--priority-class", help="Hypothetical: priorityClassName.")] = None
-    min_count: Annotated[Optional[int], _opt("--min-count", help="Hypothetical: gang minCount (omit for a Basic group).")] = None
-    disruption_mode: Annotated[Optional[str], _opt("--disruption-mode", help="Hypothetical: single or all.")] = None
-    node_selector: Annotated[Optional[list[str]], _opt("--node-selector", help="Hypothetical: key=value (repeatable).")] = None
-    toleration: Annotated[Optional[list[str]], _opt("--toleration", help="Hypothetical: key=value:Effect (repeatable).")] = None
-    preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", help="Hypothetical: PreemptLowerPriority or Never.")] = None
+    replicas: Annotated[Optional[int], _opt("--replicas", metavar="N", help="Hypothetical: number of pods.")] = None
+    requests: Annotated[Optional[str], _opt("--requests", metavar="RESOURCES", help="Hypothetical: per-pod requests, e.g. cpu=8,memory=64Gi,nvidia.com/gpu=1.")] = None
+    priority_class: Annotated[Optional[str], _opt("--priority-class", metavar="NAME", help="Hypothetical: priorityClassName.")] = None
+    min_count: Annotated[Optional[int], _opt("--min-count", metavar="N", help="Hypothetical: gang minCount (omit for a Basic group).")] = None
+    disruption_mode: Annotated[Optional[str], _opt("--disruption-mode", metavar="MODE", help="Hypothetical: single or all.")] = None
+    node_selector: Annotated[Optional[list[str]], _opt("--node-selector", metavar="KEY=VALUE", help="Hypothetical: key=value (repeatable).")] = None
+    toleration: Annotated[Optional[list[str]], _opt("--toleration", metavar="KEY=VALUE:EFFECT", help="Hypothetical: key=value:Effect (repeatable).")] = None
+    preemption_policy: Annotated[Optional[str], _opt("--preemption-policy", metavar="POLICY", help="Hypothetical: PreemptLowerPriority or Never.")] = None
     ignore_gates: Annotated[bool, _opt("--ignore-gates", help="Answer as if the pods' schedulingGates were removed (kube-scheduler does not try a gated pod).")] = False
     no_kueue: Annotated[bool, _opt("--no-kueue", help="On a Kueue cluster, leave out Kueue's admission stage: kube-scheduler's answer alone, as if the Job's pods existed.")] = False
     kueue_config: Annotated[Optional[str], _opt("--kueue-config", metavar="FILE", help="Kueue's Configuration (or the ConfigMap kueue-system/kueue-manager-config holding it); without it Kueue's defaults are assumed.")] = None

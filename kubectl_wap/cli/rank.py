@@ -34,10 +34,10 @@ class Order(str, Enum):
 ))
 @options(src=Source, hyp=Hypothetical)
 def rank(
-    priority: Annotated[Optional[int], typer.Option("--priority", help="Preemptor priority (default: above every running unit; with --for, the preemptor's).")] = None,
+    priority: Annotated[Optional[int], typer.Option("--priority", metavar="N", help="Preemptor priority (default: above every running unit; with --for, the preemptor's).")] = None,
     order: Annotated[Order, typer.Option("--order", help="risk: the units preemption takes first come first (default); protection: the reprieve order, most protected first.")] = Order.risk,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Show at most this many units.")] = None,
-    for_: Annotated[Optional[str], typer.Option("--for", help="TYPE/NAME of a preemptor (existing, or hypothetical with --replicas/-f): keep only units on nodes where preemption might help it.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", metavar="N", help="Show at most this many units.")] = None,
+    for_: Annotated[Optional[str], typer.Option("--for", metavar="TYPE/NAME", help="TYPE/NAME of a preemptor (existing, or hypothetical with --replicas/-f): keep only units on nodes where preemption might help it.")] = None,
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="List units of every namespace (the default unless -n is given).")] = False,
     src: Source = Source(),
     hyp: Hypothetical = Hypothetical(),

@@ -37,7 +37,7 @@ SNAPSHOT_FORMATS = ("json", "yaml")
 ))
 @options(conn=Connection)
 def snapshot(
-    output: Annotated[Optional[str], typer.Option("--output", "-o", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FORMAT", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
     from_snapshot: SnapshotOpt = None,
     max_input_size: MaxInputOpt = None,
@@ -47,7 +47,7 @@ def snapshot(
     request_timeout: TimeoutOpt = None,
     redact: Annotated[bool, typer.Option("--redact", help="Replace names, namespaces, label values and node names with keyed hashes (relations kept).")] = False,
     redact_key_file: Annotated[Optional[str], typer.Option("--redact-key-file", metavar="FILE", help="With --redact: read the hash key from this file (same key, same hashes across captures); default: a random key per run.")] = None,
-    redact_map: Annotated[Optional[str], typer.Option("--redact-map", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
+    redact_map: Annotated[Optional[str], typer.Option("--redact-map", metavar="FILE", help="With --redact: write a private JSON map of pending PodGroups/CompositePodGroups/pods to their redacted names (keep it; share only the snapshot).")] = None,
     events: Annotated[bool, typer.Option("--events", help="Also keep Preempted events (for why-preempted); redacted like the rest with --redact.")] = False,
     pvcs: Annotated[bool, typer.Option("--pvcs", help="Kept for compatibility: PersistentVolumeClaims are always captured now (with PVs, StorageClasses, CSINodes).")] = False,
     color: ColorOpt = Color.auto,

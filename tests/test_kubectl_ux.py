@@ -511,3 +511,12 @@ def test_every_option_value_is_named_for_what_it_takes() -> None:
             assert r.exit_code == 0, (args, r.output)
             shown += [f"{name}: {m}" for m in re.findall(r"--[a-z-]+ <(?:str|int|float|text|integer)>", r.output)]
     assert not shown, shown
+
+
+@pytest.mark.parametrize("on, off", [("--autoscale", "--scale-up"), ("--no-autoscale", "--no-scale-up")])
+def test_pending_takes_the_products_autoscale_spelling(on: str, off: str) -> None:
+    """whatif says --autoscale; pending's add-a-node column answered only to --scale-up, so
+    `pending --autoscale` was an error. Both spellings give the same answer."""
+    a, b = invoke("pending", "-A", "--demo", on, "-o", "json"), invoke("pending", "-A", "--demo", off, "-o", "json")
+    assert a.exit_code == b.exit_code == 0, a.output
+    assert json.loads(a.stdout) == json.loads(b.stdout)

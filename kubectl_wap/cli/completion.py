@@ -29,7 +29,7 @@ OTHER_FLAGS = ["--output", "--autoscale", "--node-templates", "--overschedule-mu
                "--at", "--max-cycles", "--time-limit", "--recreate-victims", "--no-recreate-victims", "--grace", "--grace-seconds",
                "--job-backoff-limit", "--storm-limit",  # simulate
                "--fail-if",  # whatif
-               "--serve", "--interval", "--scale-up", "--no-scale-up", "--top-units",  # metrics
+               "--serve", "--interval", "--scale-up", "--no-scale-up", "--no-autoscale", "--top-units",  # metrics, pending
                "--yes"]  # demo load
 FLAGS = flag_names(Source) + flag_names(Hypothetical) + OTHER_FLAGS
 # every -o value of the one output contract (report/formats.py); html where a command has a page
@@ -163,7 +163,7 @@ _VALUES: dict[str, Callable[[list[str]], list[str]]] = {
 # Flags that take no value (tests/test_completion_live.py checks every boolean flag of the app is here).
 _BOOLEAN = {"--all-namespaces", "-A", "--autoscale", "--client", "--debug", "--demo", "--events", "--exit-code", "--grace",
             "--ignore-gates", "--insecure-skip-tls-verify", "--no-headers", "--no-kueue", "--no-recreate-victims", "--no-scale-up", "--optimal", "--pvcs",
-            "--recreate-victims", "--redact", "--scale-up", "--version", "--yes", "-h", "--help"}
+            "--recreate-victims", "--redact", "--scale-up", "--no-autoscale", "--version", "--yes", "-h", "--help"}
 
 
 def _takes_next(flag: str) -> bool:

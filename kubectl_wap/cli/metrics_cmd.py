@@ -55,7 +55,7 @@ def metrics(
     serve: Annotated[Optional[str], typer.Option("--serve", metavar="HOST:PORT", help="Serve the metrics over HTTP at /metrics (:PORT binds 127.0.0.1; give a host to listen elsewhere).")] = None,
     interval: Annotated[float, typer.Option("--interval", metavar="SECONDS", help="With --serve: seconds between the end of one refresh (a re-list or re-read and the analysis) and the next.")] = 60.0,
     top_units: Annotated[Optional[int], typer.Option("--top-units", metavar="N", help="Per-unit series only for the N units most at risk and those a pending object would take (default: every running unit).")] = None,
-    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", "--autoscale/--no-autoscale", help="Also try one added node of each node template per pending object (slower; default off).")] = False,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="With --scale-up: YAML file of node shapes (default: inferred from existing node groups).")] = None,
     color: ColorOpt = Color.auto, debug: DebugOpt = False, conn: Connection = Connection(),
 ) -> None:

@@ -48,7 +48,7 @@ def pending(
     conn: Connection = Connection(),
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Every namespace.")] = False,
     selector: Annotated[Optional[str], typer.Option("--selector", "-l", metavar="SELECTOR", help="Only rows with a pending pod matching key=value[,key=value].")] = None,
-    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", help="Try one added node of each node template per row (slower on large clusters).")] = True,
+    scale_up: Annotated[bool, typer.Option("--scale-up/--no-scale-up", "--autoscale/--no-autoscale", help="Try one added node of each node template per row (slower on large clusters).")] = True,
     node_templates: Annotated[Optional[str], typer.Option("--node-templates", metavar="FILE", help="YAML file of node shapes (default: inferred from existing node groups).")] = None,
     kueue_config: Annotated[Optional[str], typer.Option("--kueue-config", metavar="FILE", help="Kueue's Configuration (or the ConfigMap kueue-system/kueue-manager-config holding it); without it Kueue's defaults are assumed.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,

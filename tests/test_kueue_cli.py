@@ -37,7 +37,7 @@ def test_two_stages_in_text() -> None:
                         "team-b/train-7 (priority 100, reclamation within the cohort)")
     # Kueue's eviction of train-7 is applied first: its 3 pods (12 GPUs) are gone, so the 8-GPU pod
     # fits without kube-scheduler preempting anything (with them it could only go by preemption).
-    assert lines[1].strip() == ("Below, kube-scheduler's part runs with the 3 pod(s) of the evicted Workloads' Jobs removed "
+    assert lines[1].strip() == ("Below, kube-scheduler's part runs with the 3 pod(s) of the evicted Workloads' jobs removed "
                                 "(Kueue evicts them first).")
     assert "WorkloadPriorityClass urgent (1000)" in lines[2] and "pods' own priority" in lines[2]
     assert "NoPreemptionNeeded: fits without preemption (1 pod(s) placed)" in lines

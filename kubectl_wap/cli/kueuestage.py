@@ -172,31 +172,29 @@ def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> st
             "the Kueue answer assumes it off; pass --kueue-config FILE to check")
 
 
-# The labels the Job controller puts on its pods (batch/v1: JobNameLabel and the legacy one).
-_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
-
-
 def apply_evictions(snap: Snapshot, section: dict[str, Any]) -> Snapshot:
     """The cluster kube-scheduler sees once Kueue's evictions are done: the pods of each evicted
-    Workload's Job removed (Kueue suspends the Job; its controller deletes them). A note in the
-    section says how many, and names evicted Workloads whose pods cannot be found (no batch/v1
-    Job owner: other kinds' pods are not matched yet)."""
+    Workload's job removed (Kueue suspends the job; its controller deletes them), found as Kueue's
+    job integrations find them (queueing/kueue/evicted.py). A note in the section says how many,
+    and names evicted Workloads whose pods cannot be found (an owner kind without a selector)."""
+    from ..queueing.kueue.evicted import matched_kind, owned_pods
+
     if section.get("outcome") != STAGE_ADMITTED_AFTER_EVICTIONS:
         return snap
-    jobs: set[tuple[str, str]] = set()
+    gone: set[int] = set()
     unmatched: list[str] = []
     for e in section["evictions"]:
         ns = e["workload"].split("/", 1)[0]
         owner = e.get("owner")
-        if owner and owner["kind"] == "Job":
-            jobs.add((ns, owner["name"]))
+        if owner and matched_kind(owner["kind"]):
+            gone.update(id(p) for p in owned_pods(snap.pods, ns, owner["kind"], owner["name"]))
         else:
             unmatched.append(e["workload"])
-    kept = [p for p in snap.pods if not any((p.namespace, p.labels.get(k)) in jobs for k in _JOB_NAME_LABELS)]
+    kept = [p for p in snap.pods if id(p) not in gone]
     removed = len(snap.pods) - len(kept)
-    section["notes"].insert(0, f"Below, kube-scheduler's part runs with the {removed} pod(s) of the evicted Workloads' Jobs removed "
+    section["notes"].insert(0, f"Below, kube-scheduler's part runs with the {removed} pod(s) of the evicted Workloads' jobs removed "
                                "(Kueue evicts them first).")
     if unmatched:
-        section["notes"].insert(1, f"The pods of {', '.join(unmatched)} are not removed: no batch/v1 Job owns it "
-                                   "(other kinds are not matched yet).")
+        section["notes"].insert(1, f"The pods of {', '.join(unmatched)} are not removed: no owner reference, or an owner kind "
+                                   "whose pods the Workload alone does not name (RayJob, RayService, another kind).")
     return replace(snap, pods=kept)

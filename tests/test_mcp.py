@@ -184,3 +184,15 @@ def test_without_a_snapshot_a_tool_reads_the_kubeconfigs_cluster_with_gets_only(
     assert r.structured_content["suspects"][0]["name"] == "winner"
     assert r.content[0].text == "Pod a/victim was preempted; the most likely preemptor is Pod a/winner."
     assert methods == {"GET"}
+
+
+def test_the_kueue_demo_answers_both_stages_as_the_cli_does(tmp_path):
+    """On the Kueue demo (snapshot `@demo-kueue`, listed as a resource) a Job sent to a Kueue queue
+    gets Kueue's stage first (`queueing`: admitted once team-b/train-7 is evicted), as `whatif -f`."""
+    job = Path(__file__).resolve().parent.parent / "docs" / "examples" / "kueue-job.yaml"
+    r = with_client(lambda c: c.call_tool("whatif", {"manifest": job.read_text(), "snapshot": "@demo-kueue"}))
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content == cli_json(["whatif", "-f", str(job), "--snapshot", "@demo-kueue"])
+    assert [e["workload"] for e in r.structured_content["queueing"]["evictions"]] == ["team-b/train-7"]
+    texts = with_client(lambda c: c.read_resource("kubectl-wap://demo/kueue-snapshot.json"))
+    assert any(o.get("kind") == "ClusterQueue" for o in json.loads(texts.contents[0].text)["items"])

@@ -231,6 +231,9 @@ def answer(answers: Answers, tool: str, args: dict) -> tuple[dict, str]:
 RESOURCES: tuple[tuple[str, str, str, str], ...] = (
     # (uri, name, description, package file)
     ("kubectl-wap://demo/snapshot.json", "demo-snapshot", "The bundled demo cluster (the `demo` input), as a snapshot.", "data/demo-snapshot.json"),
+    ("kubectl-wap://demo/kueue-snapshot.json", "demo-kueue-snapshot",
+     "The bundled Kueue demo cluster (snapshot `@demo-kueue`): ClusterQueues, a cohort, Workloads, their pods.",
+     "data/demo-kueue-snapshot.json"),
     ("kubectl-wap://schema/whatif.json", "whatif-schema", "JSON schema of the whatif/explain report.", "report/schema.json"),
     ("kubectl-wap://schema/rank.json", "rank-schema", "JSON schema of the rank report.", "report/rank-schema.json"),
     ("kubectl-wap://schema/pending.json", "pending-schema", "JSON schema of the pending report.", "report/pending-schema.json"),

@@ -3,7 +3,12 @@ outside it), 1-3 flavors, nominal quotas, borrowing and lending limits, preempti
 flavor fungibility, admitted Workloads that fit the quota when they were admitted, and 1-4
 pending Workloads at a few priorities. Every field is written out (the oracle feeds the objects to
 Kueue's cache directly, with no API server to apply the CRD defaults); distinct creation and
-reservation times and UIDs leave no tie to the whim of Go's unstable sort."""
+reservation times and UIDs leave no tie to the whim of Go's unstable sort.
+
+About half the setups turn Kueue's fair sharing on (the case's fairSharing), with ClusterQueue and
+Cohort weights 0-3 (0 included: a zero-weight borrower is last in every order) and now and then a
+single preemption strategy instead of the default pair. Those choices draw from a random stream of
+their own, so the rest of a seed's setup is what it was before fair sharing was generated."""
 
 from __future__ import annotations
 
@@ -160,4 +165,20 @@ def generate(seed: int) -> dict[str, Any]:
             "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(created[t])},
             "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True, "podSets": pod_sets},
         })
+    _fair_sharing(case, random.Random(f"fair-{seed}"))
     return case
+
+
+def _fair_sharing(case: dict[str, Any], rng: random.Random) -> None:
+    """Fair sharing on for about half the setups, weights on some ClusterQueues and Cohorts."""
+    if rng.random() < 0.5:
+        return
+    case["fairSharing"] = True
+    r = rng.random()
+    if r < 0.1:
+        case["fairSharingStrategies"] = ["LessThanOrEqualToFinalShare"]
+    elif r < 0.2:
+        case["fairSharingStrategies"] = ["LessThanInitialShare"]
+    for obj in [*case["clusterQueues"], *case.get("cohorts", [])]:
+        if rng.random() < 0.5:
+            obj.setdefault("spec", {})["fairSharing"] = {"weight": rng.choice(["0", "1", "2", "3", "500m"])}

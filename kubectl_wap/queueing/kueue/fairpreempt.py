@@ -180,6 +180,13 @@ def find_candidates(ctx: _Ctx) -> list[_Candidate]:
     return out
 
 
+def _within_nominal(ctx: _Ctx) -> bool:
+    """queueWithinNominalInResourcesNeedingPreemption, under the FairSharingPreemptWithinNominal
+    gate (beta, on in v0.17.0): a preemptor within its nominal quota with the new Workload takes
+    back what it is owed from borrowers regardless of shares."""
+    return not any(ctx.cq.borrowing(fr) for fr in ctx.frs)
+
+
 def _fits_for_fair_sharing(ctx: _Ctx) -> bool:
     """workloadFitsForFairSharing: fits, with the preemptor's own simulated usage taken out."""
     _remove(ctx.cq, ctx.requests)
@@ -204,9 +211,7 @@ def _first_strategy(ctx: _Ctx, candidates: list[_Candidate], strategy: str, key:
     order = _Ordering(ctx.snap, ctx.cq, candidates, key)
     targets: list[Target] = []
     retry: list[_Candidate] = []
-    # FairSharingPreemptWithinNominal: a preemptor within its nominal quota (with the new
-    # Workload) takes back what it is owed regardless of shares.
-    within_nominal = not any(ctx.cq.borrowing(fr) for fr in ctx.frs)
+    within_nominal = _within_nominal(ctx)
     while (cq := order.next_cq()) is not None:
         if cq is ctx.cq:
             targets.append(_target(ctx, order, order.pop(cq), IN_CLUSTER_QUEUE))

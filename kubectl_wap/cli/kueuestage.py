@@ -135,10 +135,11 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
 
 
 def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObjects | None:
-    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing on is refused per ClusterQueue
-    (objects.py), blockAdmission here (config.not_modelled); both only on a Kueue cluster."""
+    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing and its
+    preemption strategies as the file says; blockAdmission refused here (config.not_modelled), only
+    on a Kueue cluster."""
     config = DEFAULTS if config is None else config
-    objs = objects_from_items(items, fair_sharing=config.fair_sharing)
+    objs = objects_from_items(items, fair_sharing=config.fair_sharing, fair_strategies=config.fair_strategies)
     if objs is not None and (why := not_modelled(config)):
         raise KueueNotModelled(why)
     return objs
@@ -158,7 +159,7 @@ def config_notes(config: KueueConfig) -> list[str]:
 def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> str | None:
     """Without --kueue-config: a ClusterQueue or Cohort with a spec.fairSharing stanza (its weight)
     is a strong sign fair sharing is on (the stanza does nothing otherwise), so the classical
-    answer may be wrong; None with the file read (fair sharing on is refused then) or no stanza."""
+    answer may be wrong; None with the file read (it says whether fair sharing is on) or no stanza."""
     if config is not None and config.read:
         return None
     named = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}" for o in items
@@ -168,8 +169,8 @@ def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> st
     if not named:
         return None
     more = f" and {len(named) - 3} more" if len(named) > 3 else ""
-    return (f"{', '.join(named[:3])}{more} set spec.fairSharing, a sign Kueue's fair sharing is on, which is not modelled: "
-            "the Kueue answer assumes it off; pass --kueue-config FILE to check")
+    return (f"{', '.join(named[:3])}{more} set spec.fairSharing, a sign Kueue's fair sharing is on: "
+            "the Kueue answer assumes it off (Kueue's default); pass --kueue-config FILE to answer with it")
 
 
 # The labels the Job controller puts on its pods (batch/v1: JobNameLabel and the legacy one).

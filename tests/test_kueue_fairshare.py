@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from kubectl_wap.queueing.kueue.answer import kueue_stage
 from kubectl_wap.queueing.kueue.cycle import ADMITTED, schedule_cycle
-from kubectl_wap.queueing.kueue.fairpreempt import FairTarget
+from kubectl_wap.queueing.kueue.fairpreempt import FairTarget, KueuePanics
 from kubectl_wap.queueing.kueue.fairshare import DRS, compare_drs, dominant_resource_share, lendable
 from kubectl_wap.queueing.kueue.objects import KueueInputError, read_objects, read_workload
 from kubectl_wap.queueing.kueue.quota import Snapshot, add_usage
@@ -369,6 +369,7 @@ def test_a_fair_sharing_eviction_names_the_shares() -> None:
     assert ev["reason"] == FS and ev["fairSharing"] == {"preemptorNode": "a", "targetNode": "b",
                                                          "preemptorShare": pytest.approx(1 / 9), "targetShare": pytest.approx(2 / 9)}
     assert any("fair sharing within the cohort" in s for s in kueue_steps(stage))
+    assert "Fair sharing: the only entry of its cohort tree in this cycle (its share after admission 0.11)." in kueue_steps(stage)
     schema = json.loads(resources.files("kubectl_wap").joinpath("report/schema.json").read_text())
     section = {**kueue_json(stage), "line": kueue_line(stage), "notes": []}
     errors = list(jsonschema.Draft202012Validator(schema["properties"]["queueing"]).iter_errors(section))
@@ -382,3 +383,29 @@ def test_a_classical_eviction_has_no_fair_sharing_record() -> None:
     ev = kueue_json(stage)["evictions"]
     assert [e["reason"] for e in ev] == [RECLAIM] and "fairSharing" not in ev[0]
     assert stage.outcome != ADMITTED
+
+
+# ---- where Kueue v0.17.0 itself crashes ---------------------------------------------------------
+
+
+def _no_cohort_short() -> dict[str, Any]:
+    """a (2 cpu, no cohort, withinClusterQueue LowerPriority) holds a1 (priority 0, 1 cpu) and a2
+    (priority 20, 1 cpu); a 2-cpu Workload of priority 10 may preempt a1 only, which is not enough."""
+    cqs = [CQ("a").group(("default", [res("cpu", "2")])).preemption(within=LP).build()]
+    return _fair(cqs, [_adm("a1", "a", "1", 0), _adm("a2", "a", "1", 20)], _in("in", "2", 10), "a")
+
+
+def test_a_cluster_queue_without_cohort_that_cannot_make_room_is_kueues_panic() -> None:
+    """fairsharing/ordering.go Iter: with the preemptor's own candidates used up, it takes the
+    root of a nil cohort. Said in one line, not answered as if Kueue went on."""
+    with pytest.raises(KueuePanics, match="ClusterQueue a has no cohort"):
+        schedule_cycle(read_objects(_no_cohort_short()), driver.NOW)
+    assert driver.model_answer(_no_cohort_short()) == {"error": "kueue panicked"}
+    # classical preemption has no such path: nothing to preempt, nothing admitted
+    assert driver.model_answer({**_no_cohort_short(), "fairSharing": False}) == {"admitted": {}, "preempted": {}}
+
+
+@needs_oracle
+def test_kueue_panics_there_too() -> None:
+    (answer,) = driver.run([_no_cohort_short()])
+    assert str(answer.get("error", "")).startswith("kueue panicked: runtime error: invalid memory address"), answer

@@ -127,10 +127,12 @@ def kueue_steps(stage: KueueStage) -> list[str]:
         return steps
     if d.standing is not None and stage.cohort is not None:
         st = d.standing
-        rival = (f"; next: ClusterQueue {st.rival} at {share_words(st.rival_share)}"
-                 if st.rival is not None and st.rival_share is not None else "")
-        steps.append(f"Fair sharing: tried in the cohort tournament (lowest share after admission first) with "
-                     f"share {share_words(st.share)}{rival}.")
+        if st.rival is not None and st.rival_share is not None:
+            steps.append(f"Fair sharing: tried in the cohort tournament (lowest share after admission first) with "
+                         f"share {share_words(st.share)}; next: ClusterQueue {st.rival} at {share_words(st.rival_share)}.")
+        else:
+            steps.append(f"Fair sharing: the only entry of its cohort tree in this cycle (its share after admission "
+                         f"{share_words(st.share)}).")
     for ps in d.assignment.pod_sets:
         chosen = ", ".join(f"{r} on {c.flavor} ({_MODE_WORDS[c.mode]}"
                            + (f", borrowing level {c.borrow}" if c.borrow else "") + ")" for r, c in sorted(ps.flavors.items()))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kubectl_wap.errors import UserError
 from kubectl_wap.queueing.kueue.fairshare import DRS, compare_drs, dominant_resource_share, negative_drs
 from kubectl_wap.queueing.kueue.objects import (
     DEFAULT_FAIR_STRATEGIES,
@@ -43,6 +44,11 @@ from kubectl_wap.queueing.kueue.preemption import (
 from kubectl_wap.queueing.kueue.quota import Node, Snapshot, add_usage, remove_usage
 
 IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+
+
+class KueuePanics(UserError):
+    """Kueue v0.17.0's scheduler itself crashes on this input: said in one line instead of an
+    answer (kueue-manager restarts and meets the same cycle again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +105,15 @@ class _Ordering:
     def next_cq(self) -> Node | None:
         """Iter(): the next target ClusterQueue; None when the iteration is over."""
         if self.cq.parent is None:
-            # a ClusterQueue without a cohort: its own candidates only
-            return self.cq if self.has(self.cq) else None
+            # A ClusterQueue without a cohort: its own candidates only. Once they are used up
+            # without making room, upstream goes on to the root of the preemptor's cohort, which
+            # is nil: a nil pointer dereference in Iter() that crashes the scheduler.
+            if self.has(self.cq):
+                return self.cq
+            raise KueuePanics(
+                f"Kueue v0.17.0's scheduler panics on this cycle: ClusterQueue {self.cq.name} has no cohort and its own "
+                "Workloads cannot make room for fair sharing preemption (nil cohort in "
+                "fairsharing.TargetClusterQueueOrdering.Iter); kueue-manager restarts and meets it again")
         root = self.cq.root()
         while id(root) not in self.pruned_cohorts:
             t = self._next(root)

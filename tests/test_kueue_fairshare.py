@@ -26,10 +26,11 @@ from kubectl_wap.queueing.kueue.fairshare import DRS, compare_drs, dominant_reso
 from kubectl_wap.queueing.kueue.objects import KueueInputError, read_objects, read_workload
 from kubectl_wap.queueing.kueue.quota import Snapshot, add_usage
 from kubectl_wap.report.kueue import kueue_json, kueue_line, kueue_steps
-from tests.kueue_builders import CQ, WL, case, flavor, res
+from tests.kueue_builders import CQ, WL, case, flavor, local_queue, res
 from tests.oracle_kueue import driver
 
 LP, ANY, NEVER = "LowerPriority", "Any", "Never"
+needs_oracle = pytest.mark.skipif(not driver.BINARY.exists(), reason="Kueue oracle not built (python -m tests.oracle_kueue build)")
 FS, RECLAIM, IN_CQ = "InCohortFairSharing", "InCohortReclamation", "InClusterQueue"
 FINAL, INITIAL = "LessThanOrEqualToFinalShare", "LessThanInitialShare"
 
@@ -73,12 +74,13 @@ def _fair(cqs: list[dict[str, Any]], admitted: list[WL], incoming: WL, target: s
     return c
 
 
-def _cohort(name: str, parent: str | None = None, cpu: str | None = None, weight: str | None = None) -> dict[str, Any]:
+def _cohort(name: str, parent: str | None = None, cpu: str | None = None, weight: str | None = None,
+            flv: str = "default") -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if parent:
         spec["parentName"] = parent
     if cpu is not None:
-        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [{"name": "default", "resources": [
+        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [{"name": flv, "resources": [
             {"name": "cpu", "nominalQuota": cpu}]}]}]
     if weight is not None:
         spec["fairSharing"] = {"weight": weight}
@@ -206,6 +208,66 @@ FAIR_CASES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
 }
 
 
+# ---- scheduler_test.go TestSchedule, its fair sharing cases that fit one cycle ---------------------
+
+NS_ALPHA = "eng-alpha"
+
+
+def _sched(cqs: list[dict[str, Any]], cohorts: list[dict[str, Any]], workloads: list[WL]) -> dict[str, Any]:
+    """A TestSchedule case: LocalQueues lq-<cq> in namespace eng-alpha, flavor on-demand."""
+    c = case([flavor("on-demand")], cqs, [w.build() for w in workloads], namespaces=(NS_ALPHA,))
+    c["localQueues"] = [local_queue(f"lq-{q['metadata']['name']}", q["metadata"]["name"], NS_ALPHA) for q in cqs]
+    c["cohorts"], c["fairSharing"] = cohorts, True
+    return c
+
+
+def _sw(name: str, cq: str, cpu: str, priority: int = 0, admitted: bool = False) -> WL:
+    w = WL(name, NS_ALPHA).priority(priority).podset("one", 1, cpu=cpu).queue(f"lq-{cq}")
+    return w.admitted(cq, {"cpu": "on-demand"}) if admitted else w
+
+
+def _zero_cq(name: str, weight: str | None = None, reclaim: str = NEVER) -> dict[str, Any]:
+    q = CQ(name).cohort("A").group(("on-demand", [res("cpu", "0")])).preemption(reclaim=reclaim)
+    return (q.weight(weight) if weight else q).build()
+
+
+def _two_queues(weight: str) -> dict[str, Any]:
+    """b0 holds 4 of cohort A's 8; b1 (priority 9001) and c1 (0) ask 4 each: c borrows less."""
+    return _sched([_zero_cq("b", weight, ANY), _zero_cq("c", weight, ANY)], [_cohort("A", cpu="8", flv="on-demand")],
+                  [_sw("b0", "b", "4", admitted=True), _sw("b1", "b", "4", 9001), _sw("c1", "c", "4")])
+
+
+def _admitted(*pairs: tuple[str, str]) -> dict[str, Any]:
+    return {"admitted": {f"{NS_ALPHA}/{w}": {"clusterQueue": q, "podSets": {"one": {"cpu": "on-demand"}}} for w, q in pairs},
+            "preempted": {}}
+
+
+SCHEDULE_FAIR_CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "fair sharing schedule workload with lowest drf after admission": (
+        _sched([_zero_cq("b"), _zero_cq("c")], [_cohort("A", cpu="100", flv="on-demand")],
+               [_sw("b0", "b", "10", admitted=True), _sw("b1", "b", "50"), _sw("c1", "c", "75")]), _admitted(("b1", "b"))),
+    "fair sharing two queues with weight 0 schedules workload which borrows less": (_two_queues("0"), _admitted(("c1", "c"))),
+    "fair sharing two queues with high weight schedules workload which borrows less": (
+        _two_queues("123456789"), _admitted(("c1", "c"))),
+    "fair sharing schedule highest priority first": (
+        _sched([_zero_cq("b"), _zero_cq("c")], [_cohort("A", cpu="10", flv="on-demand"), _cohort("B")],
+               [_sw("b1", "b", "10", 99), _sw("c1", "c", "10", 101)]), _admitted(("c1", "c"))),
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULE_FAIR_CASES))
+def test_kueue_fair_schedule_cases(name: str) -> None:
+    """scheduler_test.go TestSchedule, case `name` (enableFairSharing): one cycle admits the same."""
+    c, want = SCHEDULE_FAIR_CASES[name]
+    assert driver.model_answer(c) == want
+
+
+@needs_oracle
+def test_kueue_fair_schedule_cases_agree_with_the_oracle() -> None:
+    for name, answer in zip(SCHEDULE_FAIR_CASES, driver.run([c for c, _ in SCHEDULE_FAIR_CASES.values()]), strict=True):
+        assert driver.oracle_answer(answer) == SCHEDULE_FAIR_CASES[name][1], name
+
+
 @pytest.mark.parametrize("name", list(FAIR_CASES))
 def test_kueue_fair_preemption_cases(name: str) -> None:
     """preemption_fair_test.go TestFairPreemptions, case `name`: the same targets, same reasons."""
@@ -222,9 +284,6 @@ def test_fair_sharing_changes_the_answer_of_some_cases() -> None:
         if driver.model_answer(off)["preempted"] != want:
             changed.append(name)
     assert len(changed) >= 10, changed
-
-
-needs_oracle = pytest.mark.skipif(not driver.BINARY.exists(), reason="Kueue oracle not built (python -m tests.oracle_kueue build)")
 
 
 @needs_oracle

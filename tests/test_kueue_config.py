@@ -111,8 +111,11 @@ def test_the_configmap_form_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize("configmap", [False, True])
 def test_fair_sharing_on_is_answered(tmp_path: Path, configmap: bool) -> None:
     on = _cfg(fairSharing={"preemptionStrategies": [FINAL]})
-    res = _whatif("--kueue-config", str(_write(tmp_path, _configmap(on) if configmap else on)))
-    assert "Kueue: " in res.stdout and "not modelled" not in res.output, res.output
+    res = _whatif("--kueue-config", str(_write(tmp_path, _configmap(on) if configmap else on)), "-o", "json")
+    doc = json.loads(res.stdout)
+    assert doc["queueing"]["outcome"] and "not modelled" not in res.output, res.output
+    assert ("Kueue's fair sharing is on: a cohort's entries are tried lowest dominant resource share first, and "
+            "preemption across the cohort follows LessThanOrEqualToFinalShare.") in doc["queueing"]["notes"]
 
 
 def test_block_admission_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -147,13 +147,18 @@ def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObje
 
 def config_notes(config: KueueConfig) -> list[str]:
     """What the answer assumes of Kueue's Configuration: its defaults when the file was not read;
-    when it was, that waitForPodsReady's timeout (evictions after admission) is not played."""
+    when it was, that fair sharing decided (and by which strategies), and that waitForPodsReady's
+    timeout (evictions after admission) is not played."""
     if not config.read:
         return [defaults_note()]
+    notes = []
+    if config.fair_sharing:
+        notes.append("Kueue's fair sharing is on: a cohort's entries are tried lowest dominant resource share first, and "
+                     f"preemption across the cohort follows {' then '.join(config.fair_strategies)}.")
     if config.wait_for_pods_ready:
-        return ["Kueue's waitForPodsReady is on: an admitted Workload whose pods are not ready in time is evicted and "
-                "requeued later; this answer is the admission cycle's only."]
-    return []
+        notes.append("Kueue's waitForPodsReady is on: an admitted Workload whose pods are not ready in time is evicted and "
+                     "requeued later; this answer is the admission cycle's only.")
+    return notes
 
 
 def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> str | None:

@@ -247,6 +247,12 @@ class _Templates:
         out = _to_builtins(msgspec.structs.replace(p, spec=None))
         if spec is None:
             return out
+        out["spec"] = templated(self.template(spec), spec.nodeName)
+        return out
+
+    def template(self, spec: Any) -> SpecTemplate:
+        """The shared template of a pod spec Struct: the spec without nodeName (the Struct is
+        given back as it came)."""
         node = spec.nodeName
         if node is not None:
             spec.nodeName = None
@@ -256,8 +262,9 @@ class _Templates:
             if len(self._by_key) > 100_000:
                 self._by_key.clear()
             t = self._by_key[key] = SpecTemplate(_to_builtins(spec))
-        out["spec"] = templated(t, node)
-        return out
+        if node is not None:
+            spec.nodeName = node
+        return t
 
 
 def item_decoder(item_kind: str) -> Any:
@@ -341,6 +348,16 @@ def decode_page(raw: bytes, item_kind: str, templates: PageTemplates | None = No
     `templates`, a pod's spec is a TemplatedSpec shared with the pods of the same spec, as in a
     decoded List: converted to dicts once per distinct spec (to_builtins copies every nested map,
     ~30 us a pod), and stripped and written once per template downstream."""
+    found = decode_page_structs(raw, item_kind)
+    if found is None:
+        return None
+    kind, meta, items = found
+    return kind, meta, as_dicts(items, item_kind, templates)
+
+
+def decode_page_structs(raw: bytes, item_kind: str) -> tuple[Any, Any, list[Any]] | None:
+    """decode_page's first half: the items as decoded, Structs of a typed kind (`as_dicts` makes
+    them dicts; io/capture.py writes a pod's row straight from its Struct)."""
     dec = _PAGES.get(item_kind)
     if dec is None:
         dec = _PAGES[item_kind] = page_decoder(item_kind)
@@ -348,12 +365,14 @@ def decode_page(raw: bytes, item_kind: str, templates: PageTemplates | None = No
         page = dec.decode(raw)
     except _Error:
         return None
-    items = page.items
-    if items is None:
-        return page.kind, page.metadata, []
+    return page.kind, page.metadata, page.items if page.items is not None else []
+
+
+def as_dicts(items: list[Any], item_kind: str, templates: PageTemplates | None = None) -> list[Any]:
+    """decode_page's second half: the decoded items as plain dicts (see decode_page)."""
     if templates is not None and item_kind == "Pod":
         pod = templates.pod
-        items = [pod(x) for x in items]
-    elif item_kind in TYPED_KINDS:
-        items = [_to_builtins(x) for x in items]
-    return page.kind, page.metadata, items
+        return [pod(x) for x in items]
+    if item_kind in TYPED_KINDS:
+        return [_to_builtins(x) for x in items]
+    return items

@@ -192,6 +192,10 @@ KUEUE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
 EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
 
 
+class NotAnObject(Exception):
+    """A list item that is not a JSON object (raised by a sink; _paginate names the server and path)."""
+
+
 class _Gone(Exception):
     """410 Gone during pagination: the continue token expired; restart the list."""
 
@@ -228,8 +232,10 @@ def load_live(
     pvcs: bool = False,
     overrides: Any = None,
     capture_timeout: float | None = None,
+    sink: Any = None,
 ) -> tuple[dict, list[dict]]:
-    """List the cluster (GET only) and return (snapshot header, stripped raw items).
+    """List the cluster (GET only) and return (snapshot header, stripped raw items); with `sink`
+    (a capture.StreamSink) the items go there page by page instead and the list is empty.
 
     `namespace` None lists namespaced resources in all namespaces; otherwise pods, PDBs, PodGroups
     and CompositePodGroups come from that namespace only (header["namespace"] records it) while
@@ -244,10 +250,13 @@ def load_live(
     total = capture_timeout if capture_timeout is not None else capture_timeout_for(client.timeout)
     client.deadline = time.monotonic() + total if total is not None else None
     try:
-        header, items = read_cluster(client, namespace, progress)
-        if events:
+        header, items = read_cluster(client, namespace, progress, sink)
+        if events and sink is not None:
+            sink.keep_preempted = True  # as below, page by page
+            _list_resource(client, EVENTS, namespace, sink, header, progress, total or 0.0)
+        elif events:
             start = len(items)
-            _list_resource(client, EVENTS, namespace, items, header, progress, total or 0.0)
+            _list_resource(client, EVENTS, namespace, _ListSink(items), header, progress, total or 0.0)
             # Only preemption events matter; the rest are noise (and may say more than we want to keep).
             items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
         # `pvcs` (snapshot --pvcs) is kept for compatibility: PVCs are always read now (RESOURCES).
@@ -257,9 +266,10 @@ def load_live(
 
 
 def read_cluster(
-    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None
+    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None, sink: Any = None
 ) -> tuple[dict, list[dict]]:
-    """The body of :func:`load_live` for an already-connected client."""
+    """The body of :func:`load_live` for an already-connected client. With `sink` (a
+    capture.StreamSink) each page goes there as it arrives and the list returned is empty."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     total = 0.0 if client.deadline is None else client.deadline - time.monotonic()
@@ -273,8 +283,9 @@ def read_cluster(
             header["namespace"] = namespace
         items: list[dict] = []
         header["warnings"].extend(warnings)
+        into = sink if sink is not None else _ListSink(items)
         for spec in specs:
-            _list_resource(client, spec, namespace, items, header, progress, total)
+            _list_resource(client, spec, namespace, into, header, progress, total)
             if spec.name in header["listed"] and spec.versions:
                 # the version each discovered resource was read at (discovery.py)
                 header.setdefault("apiVersions", {})[spec.name] = spec.api_version
@@ -306,30 +317,61 @@ def _capture_message(total: float, doing: str) -> str:
             f"{CAPTURE_TIMEOUT_FACTOR} times it, and at least {CAPTURE_TIMEOUT_MIN:.0f}s)")
 
 
+class _ListSink:
+    """Where _paginate puts each page's objects for load_live: stripped dicts, in a list. (The
+    snapshot command's capture.StreamSink writes them as they arrive instead.)"""
+
+    def __init__(self, items: list[dict]) -> None:
+        self.items = items
+        self.read = 0  # items read of the current resource
+        self._start = len(items)
+        self._templates: Any = None
+
+    def begin(self) -> None:
+        self._start, self.read = len(self.items), 0
+        self._templates = _lean.PageTemplates() if _lean is not None else None
+
+    def restart(self) -> None:
+        del self.items[self._start:]  # a restarted list must not leave the partial first attempt behind
+        self.read = 0
+
+    def page(self, api_version: str, kind: str, items: list[Any], structs: bool) -> None:
+        if structs:
+            items = _lean.as_dicts(items, kind, self._templates)
+        append = self.items.append
+        for raw in items:
+            if not isinstance(raw, dict):
+                raise NotAnObject()
+            raw["apiVersion"] = api_version
+            raw["kind"] = kind
+            append(strip_object(raw))
+        self.read += len(items)
+
+
 def _list_resource(
     client: ReadOnlyClient,
     spec: ResourceSpec,
     namespace: str | None,
-    items: list[dict],
+    sink: Any,
     header: dict,
     progress: Progress | None,
     total: float = 0.0,
 ) -> None:
-    start = len(items)
+    sink.begin()
     for _attempt in range(MAX_RESTARTS + 1):
         try:
-            outcome = _paginate(client, spec, namespace, items, header, progress)
+            outcome = _paginate(client, spec, namespace, sink, header, progress)
         except _Gone:
-            del items[start:]  # a restarted list must not leave the partial first attempt behind
+            sink.restart()
             continue
         except CaptureTimeout:
             raise CaptureTimeout(_capture_message(
-                total, f"listing {spec.name} {_scope(spec, namespace)} ({len(items) - start:,} read)")) from None
+                total, f"listing {spec.name} {_scope(spec, namespace)} ({sink.read:,} read)")) from None
         if outcome is None:
             return  # not served / forbidden, already recorded
         header["listed"].append(spec.name)
         header["resourceVersions"][spec.name] = outcome
-        header["counts"][spec.name] = len(items) - start
+        header["counts"][spec.name] = sink.read
         return
     raise ClusterAccessError(
         f"listing {spec.name} {_scope(spec, namespace)} was restarted {MAX_RESTARTS} times after "
@@ -341,11 +383,11 @@ def _paginate(
     client: ReadOnlyClient,
     spec: ResourceSpec,
     namespace: str | None,
-    items: list[dict],
+    sink: Any,
     header: dict,
     progress: Progress | None,
 ) -> str | None:
-    """Append every object of one resource to `items`; return the list's resourceVersion.
+    """Hand every object of one resource to `sink`, page by page; return the list's resourceVersion.
 
     Returns None when the resource is not served or forbidden (recorded in the header).
     """
@@ -354,7 +396,6 @@ def _paginate(
     resource_version = ""
     count = 0
     seen_tokens: set[bytes] = set()
-    templates = _lean.PageTemplates() if _lean is not None else None
     for _page in range(MAX_PAGES):
         query = [("limit", str(PAGE_LIMIT))]
         if token:
@@ -370,20 +411,17 @@ def _paginate(
                 f"{resp.status} {resp.server_message()}"
             )
         try:
-            doc = _decode_page(resp, spec.kind, templates)
+            doc, structs = _decode_page(resp, spec.kind)
         except ValueError:
             raise ClusterAccessError(
                 f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
             ) from None
         del resp  # drop the page's bytes before stripping: halves peak memory per page
         page = _check_list(doc, spec, client.server_url, path)
-        kind, api_version = spec.kind, spec.api_version
-        for raw in page:
-            if not isinstance(raw, dict):
-                raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object")
-            raw["apiVersion"] = api_version
-            raw["kind"] = kind
-            items.append(strip_object(raw))
+        try:
+            sink.page(spec.api_version, spec.kind, page, structs)
+        except NotAnObject:
+            raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object") from None
         count += len(page)
         meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
         resource_version = resource_version or str(meta.get("resourceVersion") or "")
@@ -409,15 +447,16 @@ def _paginate(
     )
 
 
-def _decode_page(resp: Response, kind: str, templates: Any = None) -> Any:
-    """The page as a dict: decoded by lean.py into only the fields we read when msgspec is there
-    and the page has the usual shape (issue 18), else parsed whole (json.loads)."""
+def _decode_page(resp: Response, kind: str) -> tuple[Any, bool]:
+    """(the page as a dict, whether its items are lean.py's Structs): decoded by lean.py into only
+    the fields we read when msgspec is there and the page has the usual shape (issue 18), else
+    parsed whole (json.loads); the sink makes the Structs dicts, or rows (capture.py)."""
     if _lean is not None:
-        found = _lean.decode_page(resp.body, kind, templates)
+        found = _lean.decode_page_structs(resp.body, kind)
         if found is not None:
             list_kind, meta, items = found
-            return {"kind": list_kind, "metadata": meta, "items": items}
-    return resp.json()
+            return {"kind": list_kind, "metadata": meta, "items": items}, True
+    return resp.json(), False
 
 
 def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:

@@ -277,9 +277,12 @@ def _peak(sink: Any, pages: int) -> int:
         tracemalloc.stop()
 
 
-def test_memory_is_bounded_by_a_page_not_by_the_cluster() -> None:
+def test_memory_is_bounded_by_a_page_not_by_the_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
     """Peak traced memory over 2 and 8 pages of pods: flat when written as they arrive (the
-    spool is a file), four times as much when collected (the reader the snapshot command used)."""
+    spool is a file), growing with the pages when collected (the reader the snapshot command
+    used). Pages are taken one at a time in this thread here (no head decoded: no second thread),
+    so the peak does not depend on how far the fetching ran ahead (at most two pages wait)."""
+    monkeypatch.setattr(lean, "decode_head", lambda raw: None)
     streamed = []
     for pages in (2, 8):
         sink = StreamSink()
@@ -294,3 +297,38 @@ def test_memory_is_bounded_by_a_page_not_by_the_cluster() -> None:
     # streaming one keeps only its tables (the template's and label sets' texts).
     assert streamed[1] - streamed[0] < 0.1 * (collected[1] - collected[0]), (streamed, collected)
     assert streamed[1] < collected[0]
+
+
+# -- the second thread: pages in order, errors in the order the sequential reader meets them -------
+
+class _BadPagesServer(FakeApiServer):
+    """Page 2 of the pods holds an item that is not an object; page 3 is another kind's list."""
+
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        body = super().list_body(info, meta, page)
+        if info.plural == "pods" and page and page[0]["metadata"]["name"] == "p2":
+            body["items"] = [*page[:-1], 5]
+        if info.plural == "pods" and page and page[0]["metadata"]["name"] == "p4":
+            body["kind"] = "SecretList"
+        return body
+
+
+def test_a_bad_page_is_reported_before_a_later_page_s_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page 2 is decoded by the second thread while page 3 is fetched and refused by the first:
+    the error is page 2's, as when pages were read one after another."""
+    from kubectl_wap.errors import ClusterAccessError
+
+    monkeypatch.setattr(live, "PAGE_LIMIT", 2)
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "a"},
+             "spec": {"nodeName": "n0", "containers": [{"name": "c"}]}} for i in range(6)]
+    with _BadPagesServer([_OTHERS[0], *pods], token="t", tls=tls_available()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        for sink in (None, StreamSink()):
+            with pytest.raises(ClusterAccessError, match="a list item that is not an object"):
+                live.load_live(kc, None, None, sink=sink)
+            seen: list[tuple[str, int]] = []
+            monkeypatch.setattr(_BadPagesServer, "list_body", FakeApiServer.list_body)
+            h, items = live.load_live(kc, None, None, sink=sink and StreamSink(), progress=lambda r, n: seen.append((r, n)))
+            assert [n for r, n in seen if r == "pods"] == [2, 4, 6]  # progress per page, in order
+            monkeypatch.undo()
+            monkeypatch.setattr(live, "PAGE_LIMIT", 2)

@@ -355,6 +355,30 @@ def decode_page(raw: bytes, item_kind: str, templates: PageTemplates | None = No
     return kind, meta, as_dicts(items, item_kind, templates)
 
 
+class _Head(msgspec.Struct):
+    kind: Any = None
+    metadata: Any = None
+    items: msgspec.Raw = msgspec.Raw()  # skipped (checked as JSON), not built
+
+
+_HEAD = msgspec.json.Decoder(_Head)
+
+
+def decode_head(raw: bytes) -> tuple[Any, Any, Any] | None:
+    """(kind, metadata, the items as a list, None or an int standing for anything else) of a LIST
+    page without building its items (a scan at memory speed), or None when `raw` is not a JSON
+    object msgspec reads: what live.py needs to ask for the next page while another thread
+    decodes this one."""
+    try:
+        head = _HEAD.decode(raw)
+    except _Error:
+        return None
+    span = memoryview(head.items)
+    first = bytes(span[:1])
+    items = [] if first in (b"", b"[") else None if span == b"null" else 0
+    return head.kind, head.metadata, items
+
+
 def decode_page_structs(raw: bytes, item_kind: str) -> tuple[Any, Any, list[Any]] | None:
     """decode_page's first half: the items as decoded, Structs of a typed kind (`as_dicts` makes
     them dicts; io/capture.py writes a pod's row straight from its Struct)."""

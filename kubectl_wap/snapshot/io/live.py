@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
+import queue
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -389,74 +392,157 @@ def _paginate(
 ) -> str | None:
     """Hand every object of one resource to `sink`, page by page; return the list's resourceVersion.
 
-    Returns None when the resource is not served or forbidden (recorded in the header).
+    Returns None when the resource is not served or forbidden (recorded in the header). A list of
+    more than one page is read by two threads: this one fetches each page (every request stays in
+    the main thread, under its deadline: timeouts.py) as soon as the one before names its
+    continue token, another decodes and hands on the page before (_Pages), so the wait for the
+    server and the TLS read overlap the decoding. Pages reach the sink in order; an error is the
+    one the sequential reader meets first (an earlier page's before a later request's).
     """
     path = spec.path(namespace)
     token = ""
     resource_version = ""
-    count = 0
     seen_tokens: set[bytes] = set()
-    for _page in range(MAX_PAGES):
-        query = [("limit", str(PAGE_LIMIT))]
-        if token:
-            query.append(("continue", token))
-        resp = client.get(path, query)
-        if resp.status == 410:
-            raise _Gone()
-        if resp.status != 200:
+    pages = _Pages(client, spec, path, sink, progress)
+    try:
+        for _page in range(MAX_PAGES):
+            pages.check()
+            query = [("limit", str(PAGE_LIMIT))]
+            if token:
+                query.append(("continue", token))
+            resp = client.get(path, query)
+            if resp.status == 410:
+                raise _Gone()
+            if resp.status != 200:
+                if not token:
+                    return _unavailable(spec, namespace, resp, header)
+                raise ClusterAccessError(
+                    f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
+                    f"{resp.status} {resp.server_message()}"
+                )
+            head = _lean.decode_head(resp.body) if _lean is not None and token else None
+            if head is None:  # the first page (most lists have one), or not an object msgspec reads
+                pages.drain()
+                meta = pages.take(resp.body)
+            else:
+                kind, meta, items = head
+                _check_list({"kind": kind, "items": items}, spec, client.server_url, path)
+                pages.put(resp.body)
+            del resp  # drop the page's bytes before stripping: halves peak memory per page
+            meta = meta if isinstance(meta, dict) else {}
+            resource_version = resource_version or str(meta.get("resourceVersion") or "")
+            token = str(meta.get("continue") or "")
             if not token:
-                return _unavailable(spec, namespace, resp, header)
-            raise ClusterAccessError(
-                f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
-                f"{resp.status} {resp.server_message()}"
-            )
+                pages.drain()
+                return resource_version
+            if len(token) > MAX_CONTINUE_BYTES:
+                raise ClusterAccessError(
+                    f"the API server at {client.server_url} sent a continue token of {len(token):,} bytes while listing "
+                    f"{spec.name} (more than {MAX_CONTINUE_BYTES:,}); refusing to send it back"
+                )
+            digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+            if digest in seen_tokens:
+                raise ClusterAccessError(
+                    f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
+                    f"(page {_page + 1}); it would loop forever"
+                )
+            seen_tokens.add(digest)
+        raise ClusterAccessError(
+            f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
+        )
+    except BaseException:
+        pages.drain()  # an earlier page's error comes first, as the sequential reader meets it
+        raise
+    finally:
+        pages.stop()
+
+
+class _Pages:
+    """The pages of one list, decoded and handed to the sink in order: by the calling thread
+    (`take`), or by a second thread while the caller fetches the next page (`put`). The second
+    thread starts with the first page that comes after a continue token, so a list of one page
+    never starts it; at most two pages wait for it (memory stays a few pages)."""
+
+    def __init__(self, client: ReadOnlyClient, spec: ResourceSpec, path: str, sink: Any, progress: Progress | None) -> None:
+        self.client, self.spec, self.path, self.sink, self.progress = client, spec, path, sink, progress
+        self.count = 0
+        self.error: BaseException | None = None
+        self._queue: queue.Queue[bytes | None] | None = None
+        self._thread: threading.Thread | None = None
+
+    def take(self, body: bytes) -> Any:
+        """Decode one page and hand its items to the sink; return its metadata."""
+        spec, server, path = self.spec, self.client.server_url, self.path
         try:
-            doc, structs = _decode_page(resp, spec.kind)
+            doc, structs = _decode_page(body, spec.kind)
         except ValueError:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
-            ) from None
-        del resp  # drop the page's bytes before stripping: halves peak memory per page
-        page = _check_list(doc, spec, client.server_url, path)
+            raise ClusterAccessError(f"the API server at {server} answered GET {path} with something that is not JSON") from None
+        del body
+        page = _check_list(doc, spec, server, path)
         try:
-            sink.page(spec.api_version, spec.kind, page, structs)
+            self.sink.page(spec.api_version, spec.kind, page, structs)
         except NotAnObject:
-            raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object") from None
-        count += len(page)
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-        resource_version = resource_version or str(meta.get("resourceVersion") or "")
-        if progress is not None:
-            progress(spec.name, count)
-        token = str(meta.get("continue") or "")
-        if not token:
-            return resource_version
-        if len(token) > MAX_CONTINUE_BYTES:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} sent a continue token of {len(token):,} bytes while listing "
-                f"{spec.name} (more than {MAX_CONTINUE_BYTES:,}); refusing to send it back"
-            )
-        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        if digest in seen_tokens:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
-                f"(page {_page + 1}); it would loop forever"
-            )
-        seen_tokens.add(digest)
-    raise ClusterAccessError(
-        f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
-    )
+            raise ClusterAccessError(f"the API server at {server} answered GET {path} with a list item that is not an object") from None
+        self.count += len(page)
+        if self.progress is not None:
+            self.progress(spec.name, self.count)
+        return doc.get("metadata")
+
+    def put(self, body: bytes) -> None:
+        if self._thread is None:
+            self._queue = queue.Queue(maxsize=2)
+            self._thread = threading.Thread(target=self._run, name=f"wap-pages-{self.spec.plural}", daemon=True)
+            self._thread.start()
+        assert self._queue is not None
+        self._queue.put(body)
+
+    def _run(self) -> None:
+        assert self._queue is not None
+        while True:
+            body = self._queue.get()
+            if body is None:
+                return
+            if self.error is None:  # after an error, only empty the queue (the caller stops)
+                try:
+                    self.take(body)
+                except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread (check, drain)
+                    self.error = e
+            del body
+
+    def check(self) -> None:
+        """Raise the error the second thread met (a page the sequential reader would have refused
+        before asking for the next)."""
+        if self.error is not None:
+            self.drain()
+
+    def drain(self) -> None:
+        """Wait until every page put has been taken; raise the error the second thread met."""
+        if self._thread is not None:
+            assert self._queue is not None
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    def stop(self) -> None:
+        try:
+            self.drain()
+        except BaseException:  # noqa: BLE001 - already raised once, or the caller is raising its own
+            pass
 
 
-def _decode_page(resp: Response, kind: str) -> tuple[Any, bool]:
+def _decode_page(body: bytes, kind: str) -> tuple[Any, bool]:
     """(the page as a dict, whether its items are lean.py's Structs): decoded by lean.py into only
     the fields we read when msgspec is there and the page has the usual shape (issue 18), else
     parsed whole (json.loads); the sink makes the Structs dicts, or rows (capture.py)."""
     if _lean is not None:
-        found = _lean.decode_page_structs(resp.body, kind)
+        found = _lean.decode_page_structs(body, kind)
         if found is not None:
             list_kind, meta, items = found
             return {"kind": list_kind, "metadata": meta, "items": items}, True
-    return resp.json(), False
+    return json.loads(body), False
 
 
 def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:

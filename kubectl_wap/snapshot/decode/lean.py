@@ -251,20 +251,34 @@ class _Templates:
         return out
 
     def template(self, spec: Any) -> SpecTemplate:
-        """The shared template of a pod spec Struct: the spec without nodeName (the Struct is
-        given back as it came)."""
-        node = spec.nodeName
-        if node is not None:
-            spec.nodeName = None
-        key = _encode(spec)
+        """The shared template of a pod spec Struct: the spec without nodeName."""
+        key = spec_key(spec)
         t = self._by_key.get(key)
         if t is None:
             if len(self._by_key) > 100_000:
                 self._by_key.clear()
-            t = self._by_key[key] = SpecTemplate(_to_builtins(spec))
-        if node is not None:
-            spec.nodeName = node
+            t = self._by_key[key] = spec_template(spec)
         return t
+
+
+def spec_key(spec: Any) -> bytes:
+    """What a pod spec Struct is shared by: its JSON without nodeName (the Struct is given back as
+    it came)."""
+    node = spec.nodeName
+    if node is None:
+        return _encode(spec)
+    spec.nodeName = None
+    try:
+        return _encode(spec)
+    finally:
+        spec.nodeName = node
+
+
+def spec_template(spec: Any) -> SpecTemplate:
+    """A new template of a pod spec Struct: its fields as dicts, without nodeName."""
+    out = _to_builtins(spec)
+    out.pop("nodeName", None)
+    return SpecTemplate(out)
 
 
 def item_decoder(item_kind: str) -> Any:

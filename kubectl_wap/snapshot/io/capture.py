@@ -20,7 +20,7 @@ from __future__ import annotations
 import tempfile
 from typing import IO, Any
 
-from ..decode.spectemplates import LineEncoder, SpecTemplate, TemplatedSpec, dump_compact, templated
+from ..decode.spectemplates import LineEncoder, TemplatedSpec, dump_compact, templated
 from ..share.strip import _per_template, _pod_spec, _shared_spec, controller_ref, for_sharing, strip_object
 from .live import NotAnObject
 
@@ -83,6 +83,7 @@ class StreamSink:
         self.keep_preempted = False
         self._mark: Any = None
         self._templates: Any = None
+        self._texts: dict[bytes, list[str | None]] = {}  # spec key -> template text [without, with nodeName]
 
     # -- the sink protocol live.py's _paginate drives ---------------------------------------------
     def begin(self) -> None:
@@ -174,20 +175,26 @@ class StreamSink:
         return out
 
     def _spec_text(self, spec: Any, node: str | None) -> str | None:
-        """The template text of a pod's spec: the spec shared per distinct spec (lean's
-        templates), stripped and projected as for_sharing does, once per template and presence
-        of nodeName, by the functions the dict path calls."""
-        t: SpecTemplate = self._templates.template(spec)
-        key = ("capture", node is not None)
-        text = t.derived.get(key)
+        """The template text of a pod's spec: shared per distinct spec (lean's key: the spec's JSON
+        without nodeName), stripped and projected as for_sharing does, by the functions the dict
+        path calls, once per distinct spec and presence of nodeName. Only the key and the texts
+        are kept (a template's dicts and derived forms are several KB; the generated L cluster
+        has 18,811 distinct specs)."""
+        key = lean.spec_key(spec)  # type: ignore[union-attr]
+        texts = self._texts.get(key)
+        if texts is None:
+            texts = self._texts[key] = [None, None]
+        i = node is not None
+        text = texts[i]
         if text is None:
+            t = lean.spec_template(spec)  # type: ignore[union-attr]
             stripped = _per_template(templated(t, node), t, "stripped", _pod_spec)
             if type(stripped) is not TemplatedSpec or stripped.template is None:
                 return None  # derived per pod (strip.py says never): the dict path's business
             shared = _per_template(stripped, stripped.template, "shared", _shared_spec)
             if type(shared) is not TemplatedSpec or shared.template is None:
                 return None
-            text = t.derived[key] = self.encoder.spec_text(shared)
+            text = texts[i] = self.encoder.spec_text(shared)
         return text
 
     def close(self) -> None:

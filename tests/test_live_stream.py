@@ -141,8 +141,10 @@ def served(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize("events", [False, True])
 def test_the_streamed_capture_is_the_collected_one_byte_for_byte(served: Any, events: bool) -> None:
     srv, kc, tmp = served
+    interval = sys.getswitchinterval()
     h1, ref, ref_json = _capture(kc, tmp, f"ref{events}", False, events=events)
     h2, new, new_json = _capture(kc, tmp, f"new{events}", True, events=events)
+    assert sys.getswitchinterval() == interval  # set for the two threads' while only
     assert h1 == h2
     assert h1["counts"]["pods"] == 1200 + len(_ODD) > 2 * live.PAGE_LIMIT  # three pages
     assert new.read_bytes() == ref.read_bytes()
@@ -324,8 +326,10 @@ def test_a_bad_page_is_reported_before_a_later_page_s_error(tmp_path: Path, monk
     with _BadPagesServer([_OTHERS[0], *pods], token="t", tls=tls_available()) as srv:
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         for sink in (None, StreamSink()):
+            interval = sys.getswitchinterval()
             with pytest.raises(ClusterAccessError, match="a list item that is not an object"):
                 live.load_live(kc, None, None, sink=sink)
+            assert sys.getswitchinterval() == interval
             seen: list[tuple[str, int]] = []
             monkeypatch.setattr(_BadPagesServer, "list_body", FakeApiServer.list_body)
             h, items = live.load_live(kc, None, None, sink=sink and StreamSink(), progress=lambda r, n: seen.append((r, n)))

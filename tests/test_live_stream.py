@@ -336,3 +336,33 @@ def test_a_bad_page_is_reported_before_a_later_page_s_error(tmp_path: Path, monk
             assert [n for r, n in seen if r == "pods"] == [2, 4, 6]  # progress per page, in order
             monkeypatch.undo()
             monkeypatch.setattr(live, "PAGE_LIMIT", 2)
+
+
+def test_the_snapshot_command_prints_the_same_document(served: Any, tmp_path: Path) -> None:
+    """`snapshot -o json` (stdout) streams too: the document the file holds."""
+    from typer.testing import CliRunner
+
+    from kubectl_wap.cli import app
+
+    srv, kc, tmp = served
+    r = CliRunner().invoke(app, ["snapshot", "-o", "json", "--kubeconfig", kc, "--color", "never"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    h, items = live.load_live(kc, None, None)
+    buf = io.StringIO()
+    dump_snapshot(buf, dict(doc["header"]), [for_sharing(o) for o in items])
+    assert r.stdout == buf.getvalue()
+
+
+def test_no_room_for_the_spool_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import tempfile
+
+    from kubectl_wap.errors import UserError
+
+    def full() -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    with pytest.raises(UserError, match=r"cannot keep the capture in the temporary directory .*No space left on device; set TMPDIR"):
+        StreamSink()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import tempfile
 from typing import IO, Any
 
+from ...errors import UserError
 from ..decode.spectemplates import LineEncoder, TemplatedSpec, dump_compact, templated
 from ..share.strip import _per_template, _pod_spec, _shared_spec, controller_ref, for_sharing, strip_object
 from .live import NotAnObject
@@ -39,14 +40,20 @@ class LineSpool:
     what a list that restarts (410 Gone) had added."""
 
     def __init__(self) -> None:
-        self.file: IO[bytes] = tempfile.TemporaryFile()
+        try:
+            self.file: IO[bytes] = tempfile.TemporaryFile()
+        except OSError as e:
+            raise _spool_error(e) from None
         self.empty = True
 
     def write(self, lines: list[str]) -> None:
         if not lines:
             return
         text = ",\n".join(lines)
-        self.file.write(text.encode("utf-8") if self.empty else (",\n" + text).encode("utf-8"))
+        try:
+            self.file.write(text.encode("utf-8") if self.empty else (",\n" + text).encode("utf-8"))
+        except OSError as e:
+            raise _spool_error(e) from None
         self.empty = False
 
     def mark(self) -> tuple[int, bool]:
@@ -69,6 +76,11 @@ class LineSpool:
 
     def close(self) -> None:
         self.file.close()
+
+
+def _spool_error(e: OSError) -> UserError:
+    return UserError(f"cannot keep the capture in the temporary directory {tempfile.gettempdir()} until it is written: "
+                     f"{e.strerror or e}; set TMPDIR to a directory with room (the snapshot's size, uncompressed)")
 
 
 class StreamSink:

@@ -366,3 +366,60 @@ def test_no_room_for_the_spool_is_one_line(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(tempfile, "TemporaryFile", full)
     with pytest.raises(UserError, match=r"cannot keep the capture in the temporary directory .*No space left on device; set TMPDIR"):
         StreamSink()
+
+
+# -- the head of a page: what the fetching thread reads to ask for the next -----------------------
+
+_KEYS = st.sampled_from(["kind", "apiVersion", "metadata", "items"])
+
+
+@st.composite
+def _list_doc(draw: Any) -> bytes:
+    values = {
+        "kind": st.sampled_from(["PodList", "SecretList", 5]),
+        "apiVersion": st.just("v1"),
+        "metadata": st.one_of(st.none(), st.just(3), st.fixed_dictionaries(
+            {"continue": st.sampled_from(["", "abc", '"items":[1]', 'x"items":'])},
+            optional={"resourceVersion": st.just("7"), "items": st.just([1]), "nested": st.just({"items": []})})),
+        "items": st.one_of(st.none(), st.just(5), st.just({"a": 1}), st.lists(st.just({"metadata": {"name": "p"}}), max_size=2)),
+    }
+    keys = draw(st.lists(_KEYS, unique=True, min_size=1))
+    sep = draw(st.sampled_from([(",", ":"), (", ", ": "), (",\n  ", ": ")]))
+    return json.dumps({k: draw(values[k]) for k in keys}, separators=sep).encode()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_list_doc())
+def test_the_head_read_before_the_items_is_the_page_s_own(raw: bytes) -> None:
+    """Read from the text before `"items":` or from the whole page: the same kind, metadata and
+    items' shape."""
+    monkey = lean._ITEMS_KEY
+    try:
+        fast = lean.decode_head(raw)
+        lean._ITEMS_KEY = b"\x00never"  # only the whole scan
+        whole = lean.decode_head(raw)
+    finally:
+        lean._ITEMS_KEY = monkey
+    assert fast == whole
+
+
+class _TwiceServer(FakeApiServer):
+    """Page 2 of the pods gives its metadata twice: first with a continue token, then without."""
+
+    def list_body(self, info, meta, page):  # type: ignore[no-untyped-def]
+        body = super().list_body(info, meta, page)
+        if info.plural == "pods" and page and page[0]["metadata"]["name"] == "p2":
+            return json.dumps(body).encode()[:-1] + b', "metadata": {"resourceVersion": "1"}}'
+        return body
+
+
+def test_a_page_whose_metadata_is_given_twice_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubectl_wap.errors import ClusterAccessError
+
+    monkeypatch.setattr(live, "PAGE_LIMIT", 2)
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "a"},
+             "spec": {"nodeName": "n0", "containers": [{"name": "c"}]}} for i in range(6)]
+    with _TwiceServer([_OTHERS[0], *pods], token="t", tls=tls_available()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        with pytest.raises(ClusterAccessError, match="with a list whose metadata is given twice, differently"):
+            live.load_live(kc, None, None, sink=StreamSink())

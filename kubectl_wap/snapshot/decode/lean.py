@@ -378,11 +378,32 @@ class _Head(msgspec.Struct):
 _HEAD = msgspec.json.Decoder(_Head)
 
 
+_ITEMS_KEY = b'"items":'
+
+
 def decode_head(raw: bytes) -> tuple[Any, Any, Any] | None:
     """(kind, metadata, the items as a list, None or an int standing for anything else) of a LIST
-    page without building its items (a scan at memory speed), or None when `raw` is not a JSON
-    object msgspec reads: what live.py needs to ask for the next page while another thread
-    decodes this one."""
+    page without building its items, or None when `raw` is not a JSON object msgspec reads: what
+    live.py needs to ask for the next page while another thread decodes this one.
+
+    The API server writes kind, apiVersion and metadata before the items (metav1.List's field
+    order): then only the text before `"items":` is read. That text closed with `}` reads as an
+    object only when the key is the document's own (a string cannot hold a bare `"items":`,
+    and a key nested deeper leaves an object open); it must hold the kind and the metadata (a
+    second one after the items is caught when the page is decoded: live.py). Anything else is
+    scanned whole (~1.4 GB/s: 0.6 s of an L capture's 872 MB, all of it holding the GIL)."""
+    at = raw.find(_ITEMS_KEY, 0, 1 << 16)
+    if at > 0:
+        prefix = raw[:at].rstrip(b" \t\r\n")
+        if prefix.endswith(b","):
+            try:
+                head = _HEAD.decode(prefix[:-1] + b"}")
+            except _Error:
+                head = None
+            if head is not None and head.kind is not None and head.metadata is not None:
+                first = raw[at + len(_ITEMS_KEY):at + len(_ITEMS_KEY) + 64].lstrip(b" \t\r\n")[:1]
+                items = [] if first == b"[" else None if first == b"n" else 0
+                return head.kind, head.metadata, items
     try:
         head = _HEAD.decode(raw)
     except _Error:

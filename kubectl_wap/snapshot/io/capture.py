@@ -23,7 +23,7 @@ from typing import IO, Any
 from ...errors import UserError
 from ..decode.spectemplates import LineEncoder, TemplatedSpec, dump_compact, templated
 from ..share.strip import _per_template, _pod_spec, _shared_spec, controller_ref, for_sharing, strip_object
-from .live import NotAnObject
+from .pages import NotAnObject
 
 try:
     from ..decode import lean

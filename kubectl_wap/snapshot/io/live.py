@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
-import queue
-import sys
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,6 +17,7 @@ from typing import Any, Callable
 
 from kubectl_wap.errors import ClusterAccessError
 from kubectl_wap.snapshot.io.discovery import resolve
+from kubectl_wap.snapshot.io.pages import NotAnObject, Pages, check_list
 from kubectl_wap.snapshot.io.readonly import CaptureTimeout, ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.share.strip import strip_object
 
@@ -37,7 +34,6 @@ MAX_PAGES = 100_000
 # hundred bytes. UPSTREAM-DIFF: client-go takes any length; a token past this is refused, and the
 # tokens seen are remembered by SHA-256, so unique 1 MiB tokens cannot grow memory per page.
 MAX_CONTINUE_BYTES = 64 << 10
-SWITCH_INTERVAL = 0.001  # the GIL's switch interval while a list is read by two threads (_Pages)
 MAX_RESTARTS = 3  # a list restarted more often than this after 410 Gone is given up
 # One deadline for the whole capture (issue 31 item 4): discovery, every page of every list, the
 # retries and their waits. UPSTREAM-DIFF: kubectl has only --request-timeout, which bounds each
@@ -195,10 +191,6 @@ KUEUE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
 
 # Read only on request (`snapshot --events`, `why-preempted` live): preemption events name the preemptor.
 EVENTS = ResourceSpec("events", "", "v1", "events", "Event", True, False, "preemption events are not available")
-
-
-class NotAnObject(Exception):
-    """A list item that is not a JSON object (raised by a sink; _paginate names the server and path)."""
 
 
 class _Gone(Exception):
@@ -397,7 +389,7 @@ def _paginate(
     Returns None when the resource is not served or forbidden (recorded in the header). A list of
     more than one page is read by two threads: this one fetches each page (every request stays in
     the main thread, under its deadline: timeouts.py) as soon as the one before names its
-    continue token, another decodes and hands on the page before (_Pages), so the wait for the
+    continue token, another decodes and hands on the page before (pages.py), so the wait for the
     server and the TLS read overlap the decoding. Pages reach the sink in order; an error is the
     one the sequential reader meets first (an earlier page's before a later request's).
     """
@@ -405,7 +397,7 @@ def _paginate(
     token = ""
     resource_version = ""
     seen_tokens: set[bytes] = set()
-    pages = _Pages(client, spec, path, sink, progress)
+    pages = Pages(client, spec, path, sink, progress)
     try:
         for _page in range(MAX_PAGES):
             pages.check()
@@ -428,8 +420,8 @@ def _paginate(
                 meta = pages.take(resp.body)
             else:
                 kind, meta, items = head
-                _check_list({"kind": kind, "items": items}, spec, client.server_url, path)
-                pages.put(resp.body)
+                check_list({"kind": kind, "items": items}, spec, client.server_url, path)
+                pages.put(resp.body, meta)
             del resp  # drop the page's bytes before stripping: halves peak memory per page
             meta = meta if isinstance(meta, dict) else {}
             resource_version = resource_version or str(meta.get("resourceVersion") or "")
@@ -457,113 +449,6 @@ def _paginate(
         raise
     finally:
         pages.stop()
-
-
-class _Pages:
-    """The pages of one list, decoded and handed to the sink in order: by the calling thread
-    (`take`), or by a second thread while the caller fetches the next page (`put`). The second
-    thread starts with the first page that comes after a continue token, so a list of one page
-    never starts it; at most two pages wait for it (memory stays a few pages)."""
-
-    def __init__(self, client: ReadOnlyClient, spec: ResourceSpec, path: str, sink: Any, progress: Progress | None) -> None:
-        self.client, self.spec, self.path, self.sink, self.progress = client, spec, path, sink, progress
-        self.count = 0
-        self.error: BaseException | None = None
-        self._queue: queue.Queue[bytes | None] | None = None
-        self._thread: threading.Thread | None = None
-        self._interval = 0.0
-
-    def take(self, body: bytes) -> Any:
-        """Decode one page and hand its items to the sink; return its metadata."""
-        spec, server, path = self.spec, self.client.server_url, self.path
-        try:
-            doc, structs = _decode_page(body, spec.kind)
-        except ValueError:
-            raise ClusterAccessError(f"the API server at {server} answered GET {path} with something that is not JSON") from None
-        del body
-        page = _check_list(doc, spec, server, path)
-        try:
-            self.sink.page(spec.api_version, spec.kind, page, structs)
-        except NotAnObject:
-            raise ClusterAccessError(f"the API server at {server} answered GET {path} with a list item that is not an object") from None
-        self.count += len(page)
-        if self.progress is not None:
-            self.progress(spec.name, self.count)
-        return doc.get("metadata")
-
-    def put(self, body: bytes) -> None:
-        if self._thread is None:
-            # The fetching thread needs the GIL between TLS records (16 KB each, ~175 a page) while
-            # the decoding thread holds it; at the default 5 ms switch interval it waits behind
-            # the decoder. 1 ms for the while: M's pods list 2.35-2.58 s -> 1.85-2.29 s wall.
-            self._interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(self._interval, SWITCH_INTERVAL))
-            self._queue = queue.Queue(maxsize=2)
-            self._thread = threading.Thread(target=self._run, name=f"wap-pages-{self.spec.plural}", daemon=True)
-            self._thread.start()
-        assert self._queue is not None
-        self._queue.put(body)
-
-    def _run(self) -> None:
-        assert self._queue is not None
-        while True:
-            body = self._queue.get()
-            if body is None:
-                return
-            if self.error is None:  # after an error, only empty the queue (the caller stops)
-                try:
-                    self.take(body)
-                except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread (check, drain)
-                    self.error = e
-            del body
-
-    def check(self) -> None:
-        """Raise the error the second thread met (a page the sequential reader would have refused
-        before asking for the next)."""
-        if self.error is not None:
-            self.drain()
-
-    def drain(self) -> None:
-        """Wait until every page put has been taken; raise the error the second thread met."""
-        if self._thread is not None:
-            assert self._queue is not None
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
-            sys.setswitchinterval(self._interval)
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
-
-    def stop(self) -> None:
-        try:
-            self.drain()
-        except BaseException:  # noqa: BLE001 - already raised once, or the caller is raising its own
-            pass
-
-
-def _decode_page(body: bytes, kind: str) -> tuple[Any, bool]:
-    """(the page as a dict, whether its items are lean.py's Structs): decoded by lean.py into only
-    the fields we read when msgspec is there and the page has the usual shape (issue 18), else
-    parsed whole (json.loads); the sink makes the Structs dicts, or rows (capture.py)."""
-    if _lean is not None:
-        found = _lean.decode_page_structs(body, kind)
-        if found is not None:
-            list_kind, meta, items = found
-            return {"kind": list_kind, "metadata": meta, "items": items}, True
-    return json.loads(body), False
-
-
-def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:
-    """The items of a 200 answer to a list GET, which must be the list we asked for: a Status, a
-    single object or another kind's list (a SecretList from a misrouting proxy) is refused rather
-    than read as this resource."""
-    want = spec.kind + "List"
-    kind = doc.get("kind") if isinstance(doc, dict) else None
-    if kind != want or not isinstance(doc.get("items", []), (list, type(None))):
-        got = f"a {kind}" if isinstance(kind, str) and kind else f"a JSON {type(doc).__name__}"
-        raise ClusterAccessError(f"the API server at {server} answered GET {path} with {got[:80]}, not a {want}")
-    return doc.get("items") or []
 
 
 def _unavailable(spec: ResourceSpec, namespace: str | None, resp: Response, header: dict) -> None:

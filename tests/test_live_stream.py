@@ -423,3 +423,19 @@ def test_a_page_whose_metadata_is_given_twice_is_refused(tmp_path: Path, monkeyp
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         with pytest.raises(ClusterAccessError, match="with a list whose metadata is given twice, differently"):
             live.load_live(kc, None, None, sink=StreamSink())
+
+
+def test_the_spool_has_no_name_and_is_private() -> None:
+    """The stripped capture waits in a file no other user can open and no path names (nothing is
+    left behind when the process is killed)."""
+    import os
+    import stat
+
+    sink = StreamSink()
+    try:
+        sink.spool.write(['{"kind":"Node"}'])
+        st_ = os.fstat(sink.spool.file.fileno())
+        assert st_.st_nlink == 0
+        assert stat.S_IMODE(st_.st_mode) & 0o077 == 0
+    finally:
+        sink.close()

@@ -237,14 +237,61 @@ def test_each_pod_is_written_as_the_dict_path_writes_it(pods: list[dict]) -> Non
     collect.begin()
     collect.page("v1", "Pod", lean.decode_page_structs(body, "Pod")[2], True)
     want = ",\n".join(encode(for_sharing(o) for o in ref_items)).encode()
+    assert _streamed(body) == want
+
+
+def _streamed(body: bytes) -> bytes:
+    """The spool after one pods page, decoded as pages.py decodes it for the streaming sink (the
+    specs' stanzas as text; the typed decode when the sink refuses that)."""
     sink = StreamSink()
     try:
         sink.begin()
-        sink.page("v1", "Pod", found[2], True)
-        got = b"".join(sink.spool.chunks())
+        found = lean.decode_page_structs(body, "Pod", raw_specs=True)
+        assert found is not None
+        if sink.page("v1", "Pod", found[2], True) is False:
+            typed = lean.decode_page_structs(body, "Pod")
+            assert typed is not None
+            assert sink.page("v1", "Pod", typed[2], True) is True
+        return b"".join(sink.spool.chunks())
     finally:
         sink.close()
-    assert got == want
+
+
+@pytest.mark.parametrize("bad", [b"1e999", b'"\xff"'])
+def test_a_spec_the_typed_decode_refuses_sends_the_page_that_way(bad: bytes) -> None:
+    """A spec stanza kept as text that msgspec would not decode (a number out of range, bytes that
+    are not UTF-8): the sink takes nothing of the page and it is decoded as before (here: whole,
+    by json), to the same lines as the collecting reader's."""
+    pods = [_pod(i) for i in range(3)]
+    for p in pods:
+        p.pop("apiVersion"), p.pop("kind")
+    body = json.dumps({"kind": "PodList", "metadata": {}, "items": pods}).encode()
+    body = body.replace(b'"junk": 1', b'"junk": ' + bad, 1)  # the first pod's tolerations
+    raw = lean.decode_page_structs(body, "Pod", raw_specs=True)
+    assert raw is not None
+    sink = StreamSink()
+    try:
+        sink.begin()
+        assert sink.page("v1", "Pod", raw[2], True) is False and sink.read == 0
+    finally:
+        sink.close()
+    ref_items: list[dict] = []
+    collect = live._ListSink(ref_items)
+    collect.begin()
+    typed = lean.decode_page_structs(body, "Pod")
+    if typed is None:
+        collect.page("v1", "Pod", json.loads(body.decode("utf-8", "surrogateescape"))["items"], False)
+        streamed = StreamSink()
+        try:
+            streamed.begin()
+            streamed.page("v1", "Pod", json.loads(body.decode("utf-8", "surrogateescape"))["items"], False)
+            got = b"".join(streamed.spool.chunks())
+        finally:
+            streamed.close()
+    else:
+        collect.page("v1", "Pod", typed[2], True)
+        got = _streamed(body)
+    assert got == ",\n".join(encode(for_sharing(o) for o in ref_items)).encode("utf-8", "surrogateescape")
 
 
 # -- memory: a page, not the cluster ----------------------------------------------------------------

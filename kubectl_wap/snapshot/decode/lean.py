@@ -276,7 +276,7 @@ def spec_key(spec: Any) -> bytes:
 
 def spec_template(spec: Any) -> SpecTemplate:
     """A new template of a pod spec Struct: its fields as dicts, without nodeName."""
-    out = _to_builtins(spec)
+    out = _to_builtins(typed_spec(spec))
     out.pop("nodeName", None)
     return SpecTemplate(out)
 
@@ -414,10 +414,54 @@ def decode_head(raw: bytes) -> tuple[Any, Any, Any] | None:
     return head.kind, head.metadata, items
 
 
-def decode_page_structs(raw: bytes, item_kind: str) -> tuple[Any, Any, list[Any]] | None:
+# A live capture's pods (io/capture.py): the spec's whole-decoded fields kept as their JSON text
+# (msgspec.Raw: scanned, not built), so a page costs the Python objects of what a row holds, not
+# of every replica's affinity, tolerations and volumes. Absent is Raw() (omitted when encoded).
+_RawSpec = msgspec.defstruct(
+    "_RawSpec",
+    [("containers", Union[list[_Container], None], None), ("initContainers", Union[list[_Container], None], None)]
+    + [(f, Any, None) if f == "nodeName" else (f, msgspec.Raw, msgspec.Raw()) for f in POD_SPEC_FIELDS],
+    **_Opt,
+)
+_RAW_FIELDS = tuple(f for f in POD_SPEC_FIELDS if f != "nodeName")
+
+
+class _RawSpecPod(msgspec.Struct, tag="Pod", tag_field="kind", **_Opt):
+    apiVersion: Any = None
+    metadata: _Meta | None = None
+    spec: _RawSpec | None = None  # type: ignore[valid-type]
+    status: _PodStatus | None = None
+
+
+def typed_spec(spec: Any) -> Any:
+    """The _PodSpec a page decoded whole would hold for a _RawSpec (its texts decoded); raises
+    msgspec's errors where that decode would have failed (1e999, bytes that are not UTF-8)."""
+    if type(spec) is not _RawSpec:
+        return spec
+    fields = {f: getattr(spec, f) for f in _RAW_FIELDS}
+    return _PodSpec(containers=spec.containers, initContainers=spec.initContainers, nodeName=spec.nodeName,
+                    **{f: _WHOLE.decode(v) for f, v in fields.items() if len(memoryview(v))})
+
+
+def typed_pod(p: Any) -> Any:
+    """A _RawSpecPod as the _Pod the typed page decode gives (see typed_spec)."""
+    if type(p) is not _RawSpecPod:
+        return p
+    return _Pod(apiVersion=p.apiVersion, metadata=p.metadata, status=p.status,
+                spec=typed_spec(p.spec) if p.spec is not None else None)
+
+
+RAW_SPEC_POD = _RawSpecPod
+DECODE_ERRORS = _Error
+_RAW_SPEC_PAGE = msgspec.json.Decoder(msgspec.defstruct(
+    "_RawSpecPodPage", [("kind", Any, None), ("metadata", Any, None), ("items", Union[list[_RawSpecPod], None], None)]))
+
+
+def decode_page_structs(raw: bytes, item_kind: str, raw_specs: bool = False) -> tuple[Any, Any, list[Any]] | None:
     """decode_page's first half: the items as decoded, Structs of a typed kind (`as_dicts` makes
-    them dicts; io/capture.py writes a pod's row straight from its Struct)."""
-    dec = _PAGES.get(item_kind)
+    them dicts; io/capture.py writes a pod's row straight from its Struct). `raw_specs`: pods as
+    _RawSpecPod (see typed_pod; their spec_key differs from a _Pod's, consistently)."""
+    dec = _RAW_SPEC_PAGE if raw_specs and item_kind == "Pod" else _PAGES.get(item_kind)
     if dec is None:
         dec = _PAGES[item_kind] = page_decoder(item_kind)
     try:

@@ -111,19 +111,27 @@ class StreamSink:
         self._mark = (self.spool.mark(), _copy_encoder(encoder))
         self.read = 0
 
-    def page(self, api_version: str, kind: str, items: list[Any], structs: bool) -> None:
-        """One page's items, decoded (`structs`: as lean.decode_page_structs gives them)."""
+    raw_specs = True  # pages.py: decode pods with their spec stanzas as text (lean._RawSpecPod)
+
+    def page(self, api_version: str, kind: str, items: list[Any], structs: bool) -> bool:
+        """One page's items, decoded (`structs`: as lean.decode_page_structs gives them). False
+        (nothing taken) when a spec kept as text does not decode as the typed page would have:
+        the caller then decodes the page the usual way and hands it again."""
         out: list[str] = []
         add = out.extend
         lines = self.encoder.lines
         pod_row = self._pod_row if structs and kind == "Pod" and api_version == "v1" else None
+        keys = self._checked_keys(items) if pod_row is not None else None
+        if keys is False:
+            return False
         templates = self._templates
-        for x in items:
+        for i, x in enumerate(items):
             if pod_row is not None:
-                found = pod_row(x)
+                found = pod_row(x, keys[i] if keys else None)
                 if found is not None:
                     add(found)
                     continue
+                x = lean.typed_pod(x)  # type: ignore[union-attr]
             raw = lean.as_dicts([x], kind, templates)[0] if structs else x  # type: ignore[union-attr]
             if not isinstance(raw, dict):
                 raise NotAnObject()
@@ -135,9 +143,33 @@ class StreamSink:
             add(lines(for_sharing(obj)))
         self.read += len(items)
         self.spool.write(out)
+        return True
+
+    def _checked_keys(self, items: list[Any]) -> list[Any] | bool | None:
+        """Each pod's spec key (None for a pod without a spec kept as text), every spec not seen
+        before decoded once as the typed page would (a known key is the same text, decoded
+        before): False when one does not decode. None when the page holds no such spec."""
+        keys: list[Any] = []
+        texts = self._texts
+        found = False
+        for x in items:
+            spec = x.spec if type(x) is lean.RAW_SPEC_POD else None  # type: ignore[union-attr]
+            if spec is None:
+                keys.append(None)
+                continue
+            found = True
+            key = lean.spec_key(spec)  # type: ignore[union-attr]
+            if key not in texts:
+                try:
+                    lean.typed_spec(spec)  # type: ignore[union-attr]
+                except lean.DECODE_ERRORS:  # type: ignore[union-attr]
+                    return False
+                texts[key] = [None, None]
+            keys.append(key)
+        return keys if found else None
 
     # -- a pod's row from its Struct ----------------------------------------------------------------
-    def _pod_row(self, p: Any) -> list[str] | None:
+    def _pod_row(self, p: Any, key: bytes | None = None) -> list[str] | None:
         """The lines of one pod (its template's and label set's definitions when new, then its
         row), or None when the pod is not of the row's shape: the caller then takes the dict path,
         which decides the same for every pod this accepts (the checks of podrows.RowWriter.row and
@@ -175,7 +207,7 @@ class StreamSink:
         node = spec.nodeName
         if node is not None and type(node) is not str:
             return None
-        text = self._spec_text(spec, node)
+        text = self._spec_text(spec, node, key)
         if text is None:
             return None
         tid, define = self.encoder.template(text)
@@ -186,13 +218,14 @@ class StreamSink:
         out.append(dump_compact(row))
         return out
 
-    def _spec_text(self, spec: Any, node: str | None) -> str | None:
+    def _spec_text(self, spec: Any, node: str | None, key: bytes | None = None) -> str | None:
         """The template text of a pod's spec: shared per distinct spec (lean's key: the spec's JSON
         without nodeName), stripped and projected as for_sharing does, by the functions the dict
         path calls, once per distinct spec and presence of nodeName. Only the key and the texts
         are kept (a template's dicts and derived forms are several KB; the generated L cluster
         has 18,811 distinct specs)."""
-        key = lean.spec_key(spec)  # type: ignore[union-attr]
+        if key is None:
+            key = lean.spec_key(spec)  # type: ignore[union-attr]
         texts = self._texts.get(key)
         if texts is None:
             texts = self._texts[key] = [None, None]

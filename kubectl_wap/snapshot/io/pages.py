@@ -46,16 +46,20 @@ class Pages:
     def take(self, body: bytes) -> Any:
         """Decode one page and hand its items to the sink; return its metadata."""
         spec, server, path = self.spec, self.client.server_url, self.path
-        try:
-            doc, structs = _decode_page(body, spec.kind)
-        except ValueError:
-            raise ClusterAccessError(f"the API server at {server} answered GET {path} with something that is not JSON") from None
+        raw_specs = getattr(self.sink, "raw_specs", False)
+        while True:
+            try:
+                doc, structs = _decode_page(body, spec.kind, raw_specs)
+            except ValueError:
+                raise ClusterAccessError(f"the API server at {server} answered GET {path} with something that is not JSON") from None
+            page = check_list(doc, spec, server, path)
+            try:
+                if self.sink.page(spec.api_version, spec.kind, page, structs) is not False or not raw_specs:
+                    break
+            except NotAnObject:
+                raise ClusterAccessError(f"the API server at {server} answered GET {path} with a list item that is not an object") from None
+            raw_specs = False  # a spec's text the typed decode refuses: the page decoded the usual way
         del body
-        page = check_list(doc, spec, server, path)
-        try:
-            self.sink.page(spec.api_version, spec.kind, page, structs)
-        except NotAnObject:
-            raise ClusterAccessError(f"the API server at {server} answered GET {path} with a list item that is not an object") from None
         self.count += len(page)
         if self.progress is not None:
             self.progress(spec.name, self.count)
@@ -118,12 +122,12 @@ class Pages:
             pass
 
 
-def _decode_page(body: bytes, kind: str) -> tuple[Any, bool]:
+def _decode_page(body: bytes, kind: str, raw_specs: bool = False) -> tuple[Any, bool]:
     """(the page as a dict, whether its items are lean.py's Structs): decoded by lean.py into only
     the fields we read when msgspec is there and the page has the usual shape (issue 18), else
     parsed whole (json.loads); the sink makes the Structs dicts, or rows (capture.py)."""
     if _lean is not None:
-        found = _lean.decode_page_structs(body, kind)
+        found = _lean.decode_page_structs(body, kind, raw_specs)
         if found is not None:
             list_kind, meta, items = found
             return {"kind": list_kind, "metadata": meta, "items": items}, True

@@ -80,6 +80,27 @@ def snapshot(
             from ..snapshot.share.strip import wanted_events
 
             items = wanted_events(items, events)
+        elif not redact and output != "yaml":
+            # Written as the pages arrive (io/capture.py): memory is a page, not the cluster.
+            # --redact needs every name before the first is hashed, YAML the whole document.
+            from ..snapshot.io.capture import StreamSink
+            from ..snapshot.io.live import load_live
+            from ..snapshot.io.save import dump_spooled, write_spooled
+            from .inputs import live_status
+
+            sink = StreamSink()
+            try:
+                with live_status(color) as progress:
+                    header, _ = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs,
+                                          conn.overrides(), sink=sink)
+                if output_file:
+                    write_spooled(output_file, header, sink.spool.chunks)
+                else:
+                    dump_spooled(sys.stdout, header, sink.spool.chunks)
+            finally:
+                sink.close()
+            _said(console, header, output_file)
+            return
         else:
             from ..snapshot.io.live import load_live
             from .inputs import live_status
@@ -116,15 +137,20 @@ def snapshot(
             write_snapshot(output_file, header, items)
         else:
             dump_snapshot(sys.stdout, header, items, output or "json")
-        from ..report.escape import printable
-
-        for w in header.get("warnings", []):
-            console.print(f"Warning: {printable(str(w))}", highlight=False)
-        if output_file:
-            counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
-            console.print(f"wrote {printable(output_file)}: {counts}", highlight=False)
+        _said(console, header, output_file)
 
     _guard(debug, run)
+
+
+def _said(console: Any, header: dict, output_file: str | None) -> None:
+    """The capture's warnings, and what was written where."""
+    from ..report.escape import printable
+
+    for w in header.get("warnings", []):
+        console.print(f"Warning: {printable(str(w))}", highlight=False)
+    if output_file:
+        counts = ", ".join(f"{v} {k}" for k, v in header.get("counts", {}).items())
+        console.print(f"wrote {printable(output_file)}: {counts}", highlight=False)
 
 
 def _pending_name_map(items: list[Any], h: Callable[[str], str]) -> dict[str, dict[str, str]]:

@@ -51,11 +51,24 @@ def _time(s: Any) -> Any:
     digits = s[0:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]
     if not (digits.isascii() and digits.isdigit()) or s[0] == "0":
         return s
-    try:
-        d = datetime(int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19]))
-    except ValueError:
+    # The date's first second, once per date (a cluster's pods were made on a few hundred days);
+    # the time of day checked as datetime() checks it (no hour 24, no second 60).
+    day = _DAYS.get(s[:10])
+    if day is None:
+        try:
+            day = (datetime(int(s[0:4]), int(s[5:7]), int(s[8:10])) - _EPOCH) // _SECOND
+        except ValueError:
+            day = False
+        if len(_DAYS) > 100_000:
+            _DAYS.clear()
+        _DAYS[s[:10]] = day
+    hh, mm, ss = int(s[11:13]), int(s[14:16]), int(s[17:19])
+    if day is False or hh > 23 or mm > 59 or ss > 59:
         return s
-    return (d - _EPOCH) // _SECOND
+    return day + hh * 3600 + mm * 60 + ss
+
+
+_DAYS: dict[str, Any] = {}  # "YYYY-MM-DD" -> POSIX seconds of its midnight, False for no such date
 
 
 class LabelSet:
@@ -98,6 +111,12 @@ class RowWriter:
         if ("labels" in md and labels is None) or any(v is None and k in d for v, k, d in (
                 (rest[0], "creationTimestamp", md), (rest[1], "nodeName", spec), (rest[2], "phase", st), (rest[3], "startTime", st))):
             return None  # an explicit null would come back as an absent field
+        return self.make(tid, ns, name, uid, labels, rest[0], rest[1], rest[2], rest[3], owners, dump)
+
+    def make(self, tid: int, ns: str, name: str, uid: str, labels: dict | None, created: str | None, node: str | None,
+             phase: str | None, started: str | None, owners: list | None, dump: Any) -> tuple[list, str | None]:
+        """The row of a pod whose fields `row` checked (or a caller checked the same way): labels
+        a map of strings or None, the rest strings or None, owners a non-empty list or None."""
         define = None
         ref: Any = labels
         if labels:
@@ -110,7 +129,7 @@ class RowWriter:
                 self._seen.add(text)
             if lid is not None:
                 ref = lid
-        row = [tid, ns, name, uid, ref, _time(rest[0]), rest[1], rest[2], _time(rest[3])]
+        row = [tid, ns, name, uid, ref, _time(created), node, phase, _time(started)]
         if owners is not None:
             text = dump(owners)
             oid = self._owners.get(text)

@@ -51,34 +51,61 @@ def dump_compact(obj: object) -> str:
 
 def encode(items: Iterable[Any]) -> Iterator[str]:
     """The JSON text of each output line: a template right before the first pod that uses it."""
-    ids: dict[str, int] = {}
-    rows = RowWriter()
+    lines = LineEncoder().lines
     for item in items:
-        if not isinstance(item, dict) or item.get("kind") != "Pod":
-            yield dump_compact(item)
-            continue
-        spec = item.get("spec")
-        if not isinstance(spec, dict):  # junk spec: written as it is, minus the reserved key
-            yield dump_compact({k: v for k, v in item.items() if k != TEMPLATE_REF})
-            continue
-        # nodeName is the one spec field that differs between replicas; keep it on the pod.
+        yield from lines(item)
+
+
+class LineEncoder:
+    """encode()'s state (template ids, label sets and owners written so far) as an object, so a
+    writer can encode items as they arrive (the live capture, io/capture.py) and reach the pieces
+    a pod row is made of without building the pod's dict first."""
+
+    __slots__ = ("ids", "rows")
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.rows = RowWriter()
+
+    def spec_text(self, spec: dict) -> str:
+        """The JSON text of a pod spec without its nodeName (its template's `spec`), computed once
+        per template."""
         t = spec.template if type(spec) is TemplatedSpec else None
         text = t.derived.get("text") if t is not None else None
         if text is None:
             text = dump_compact({k: v for k, v in spec.items() if k != "nodeName"})
             if t is not None:
                 t.derived["text"] = text  # a template has no nodeName: its pods' text is this
-        tid = ids.get(text)
-        if tid is None:
-            tid = ids[text] = len(ids)
-            yield f'{{"apiVersion":"{API_VERSION}","kind":"{TEMPLATE_KIND}","id":{tid},"spec":{text}}}'
-        found = rows.row(item, spec, tid, dump_compact)
+        return text
+
+    def template(self, text: str) -> tuple[int, str | None]:
+        """(the id of the template with this spec text, its definition line when it is new)."""
+        tid = self.ids.get(text)
+        if tid is not None:
+            return tid, None
+        tid = self.ids[text] = len(self.ids)
+        return tid, f'{{"apiVersion":"{API_VERSION}","kind":"{TEMPLATE_KIND}","id":{tid},"spec":{text}}}'
+
+    def lines(self, item: Any) -> Iterator[str]:
+        """The output lines of one item (a template or LabelSet definition before its pod)."""
+        if not isinstance(item, dict) or item.get("kind") != "Pod":
+            yield dump_compact(item)
+            return
+        spec = item.get("spec")
+        if not isinstance(spec, dict):  # junk spec: written as it is, minus the reserved key
+            yield dump_compact({k: v for k, v in item.items() if k != TEMPLATE_REF})
+            return
+        # nodeName is the one spec field that differs between replicas; keep it on the pod.
+        tid, define = self.template(self.spec_text(spec))
+        if define is not None:
+            yield define
+        found = self.rows.row(item, spec, tid, dump_compact)
         if found is not None:
             row, define = found
             if define is not None:
                 yield define
             yield dump_compact(row)
-            continue
+            return
         pod = {k: v for k, v in item.items() if k != TEMPLATE_REF}  # the key is reserved in v2
         pod["spec"] = {"nodeName": spec["nodeName"]} if "nodeName" in spec else {}
         pod[TEMPLATE_REF] = tid

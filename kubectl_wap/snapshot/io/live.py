@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from kubectl_wap.errors import ClusterAccessError
 from kubectl_wap.snapshot.io.discovery import resolve
+from kubectl_wap.snapshot.io.pages import NotAnObject, Pages, check_list
 from kubectl_wap.snapshot.io.readonly import CaptureTimeout, ReadOnlyClient, Response, connect
 from kubectl_wap.snapshot.share.strip import strip_object
 
@@ -228,8 +229,10 @@ def load_live(
     pvcs: bool = False,
     overrides: Any = None,
     capture_timeout: float | None = None,
+    sink: Any = None,
 ) -> tuple[dict, list[dict]]:
-    """List the cluster (GET only) and return (snapshot header, stripped raw items).
+    """List the cluster (GET only) and return (snapshot header, stripped raw items); with `sink`
+    (a capture.StreamSink) the items go there page by page instead and the list is empty.
 
     `namespace` None lists namespaced resources in all namespaces; otherwise pods, PDBs, PodGroups
     and CompositePodGroups come from that namespace only (header["namespace"] records it) while
@@ -244,10 +247,13 @@ def load_live(
     total = capture_timeout if capture_timeout is not None else capture_timeout_for(client.timeout)
     client.deadline = time.monotonic() + total if total is not None else None
     try:
-        header, items = read_cluster(client, namespace, progress)
-        if events:
+        header, items = read_cluster(client, namespace, progress, sink)
+        if events and sink is not None:
+            sink.keep_preempted = True  # as below, page by page
+            _list_resource(client, EVENTS, namespace, sink, header, progress, total or 0.0)
+        elif events:
             start = len(items)
-            _list_resource(client, EVENTS, namespace, items, header, progress, total or 0.0)
+            _list_resource(client, EVENTS, namespace, _ListSink(items), header, progress, total or 0.0)
             # Only preemption events matter; the rest are noise (and may say more than we want to keep).
             items[start:] = [e for e in items[start:] if e.get("reason") == "Preempted"]
         # `pvcs` (snapshot --pvcs) is kept for compatibility: PVCs are always read now (RESOURCES).
@@ -257,9 +263,10 @@ def load_live(
 
 
 def read_cluster(
-    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None
+    client: ReadOnlyClient, namespace: str | None, progress: Progress | None = None, sink: Any = None
 ) -> tuple[dict, list[dict]]:
-    """The body of :func:`load_live` for an already-connected client."""
+    """The body of :func:`load_live` for an already-connected client. With `sink` (a
+    capture.StreamSink) each page goes there as it arrives and the list returned is empty."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     total = 0.0 if client.deadline is None else client.deadline - time.monotonic()
@@ -273,8 +280,9 @@ def read_cluster(
             header["namespace"] = namespace
         items: list[dict] = []
         header["warnings"].extend(warnings)
+        into = sink if sink is not None else _ListSink(items)
         for spec in specs:
-            _list_resource(client, spec, namespace, items, header, progress, total)
+            _list_resource(client, spec, namespace, into, header, progress, total)
             if spec.name in header["listed"] and spec.versions:
                 # the version each discovered resource was read at (discovery.py)
                 header.setdefault("apiVersions", {})[spec.name] = spec.api_version
@@ -306,30 +314,61 @@ def _capture_message(total: float, doing: str) -> str:
             f"{CAPTURE_TIMEOUT_FACTOR} times it, and at least {CAPTURE_TIMEOUT_MIN:.0f}s)")
 
 
+class _ListSink:
+    """Where _paginate puts each page's objects for load_live: stripped dicts, in a list. (The
+    snapshot command's capture.StreamSink writes them as they arrive instead.)"""
+
+    def __init__(self, items: list[dict]) -> None:
+        self.items = items
+        self.read = 0  # items read of the current resource
+        self._start = len(items)
+        self._templates: Any = None
+
+    def begin(self) -> None:
+        self._start, self.read = len(self.items), 0
+        self._templates = _lean.PageTemplates() if _lean is not None else None
+
+    def restart(self) -> None:
+        del self.items[self._start:]  # a restarted list must not leave the partial first attempt behind
+        self.read = 0
+
+    def page(self, api_version: str, kind: str, items: list[Any], structs: bool) -> None:
+        if structs:
+            items = _lean.as_dicts(items, kind, self._templates)
+        append = self.items.append
+        for raw in items:
+            if not isinstance(raw, dict):
+                raise NotAnObject()
+            raw["apiVersion"] = api_version
+            raw["kind"] = kind
+            append(strip_object(raw))
+        self.read += len(items)
+
+
 def _list_resource(
     client: ReadOnlyClient,
     spec: ResourceSpec,
     namespace: str | None,
-    items: list[dict],
+    sink: Any,
     header: dict,
     progress: Progress | None,
     total: float = 0.0,
 ) -> None:
-    start = len(items)
+    sink.begin()
     for _attempt in range(MAX_RESTARTS + 1):
         try:
-            outcome = _paginate(client, spec, namespace, items, header, progress)
+            outcome = _paginate(client, spec, namespace, sink, header, progress)
         except _Gone:
-            del items[start:]  # a restarted list must not leave the partial first attempt behind
+            sink.restart()
             continue
         except CaptureTimeout:
             raise CaptureTimeout(_capture_message(
-                total, f"listing {spec.name} {_scope(spec, namespace)} ({len(items) - start:,} read)")) from None
+                total, f"listing {spec.name} {_scope(spec, namespace)} ({sink.read:,} read)")) from None
         if outcome is None:
             return  # not served / forbidden, already recorded
         header["listed"].append(spec.name)
         header["resourceVersions"][spec.name] = outcome
-        header["counts"][spec.name] = len(items) - start
+        header["counts"][spec.name] = sink.read
         return
     raise ClusterAccessError(
         f"listing {spec.name} {_scope(spec, namespace)} was restarted {MAX_RESTARTS} times after "
@@ -341,95 +380,75 @@ def _paginate(
     client: ReadOnlyClient,
     spec: ResourceSpec,
     namespace: str | None,
-    items: list[dict],
+    sink: Any,
     header: dict,
     progress: Progress | None,
 ) -> str | None:
-    """Append every object of one resource to `items`; return the list's resourceVersion.
+    """Hand every object of one resource to `sink`, page by page; return the list's resourceVersion.
 
-    Returns None when the resource is not served or forbidden (recorded in the header).
+    Returns None when the resource is not served or forbidden (recorded in the header). A list of
+    more than one page is read by two threads: this one fetches each page (every request stays in
+    the main thread, under its deadline: timeouts.py) as soon as the one before names its
+    continue token, another decodes and hands on the page before (pages.py), so the wait for the
+    server and the TLS read overlap the decoding. Pages reach the sink in order; an error is the
+    one the sequential reader meets first (an earlier page's before a later request's).
     """
     path = spec.path(namespace)
     token = ""
     resource_version = ""
-    count = 0
     seen_tokens: set[bytes] = set()
-    templates = _lean.PageTemplates() if _lean is not None else None
-    for _page in range(MAX_PAGES):
-        query = [("limit", str(PAGE_LIMIT))]
-        if token:
-            query.append(("continue", token))
-        resp = client.get(path, query)
-        if resp.status == 410:
-            raise _Gone()
-        if resp.status != 200:
+    pages = Pages(client, spec, path, sink, progress)
+    try:
+        for _page in range(MAX_PAGES):
+            pages.check()
+            query = [("limit", str(PAGE_LIMIT))]
+            if token:
+                query.append(("continue", token))
+            resp = client.get(path, query)
+            if resp.status == 410:
+                raise _Gone()
+            if resp.status != 200:
+                if not token:
+                    return _unavailable(spec, namespace, resp, header)
+                raise ClusterAccessError(
+                    f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
+                    f"{resp.status} {resp.server_message()}"
+                )
+            head = _lean.decode_head(resp.body) if _lean is not None and token else None
+            if head is None:  # the first page (most lists have one), or not an object msgspec reads
+                pages.drain()
+                meta = pages.take(resp.body)
+            else:
+                kind, meta, items = head
+                check_list({"kind": kind, "items": items}, spec, client.server_url, path)
+                pages.put(resp.body, meta)
+            del resp  # drop the page's bytes before stripping: halves peak memory per page
+            meta = meta if isinstance(meta, dict) else {}
+            resource_version = resource_version or str(meta.get("resourceVersion") or "")
+            token = str(meta.get("continue") or "")
             if not token:
-                return _unavailable(spec, namespace, resp, header)
-            raise ClusterAccessError(
-                f"listing {spec.name} {_scope(spec, namespace)} failed mid-way: "
-                f"{resp.status} {resp.server_message()}"
-            )
-        try:
-            doc = _decode_page(resp, spec.kind, templates)
-        except ValueError:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} answered GET {path} with something that is not JSON"
-            ) from None
-        del resp  # drop the page's bytes before stripping: halves peak memory per page
-        page = _check_list(doc, spec, client.server_url, path)
-        kind, api_version = spec.kind, spec.api_version
-        for raw in page:
-            if not isinstance(raw, dict):
-                raise ClusterAccessError(f"the API server at {client.server_url} answered GET {path} with a list item that is not an object")
-            raw["apiVersion"] = api_version
-            raw["kind"] = kind
-            items.append(strip_object(raw))
-        count += len(page)
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-        resource_version = resource_version or str(meta.get("resourceVersion") or "")
-        if progress is not None:
-            progress(spec.name, count)
-        token = str(meta.get("continue") or "")
-        if not token:
-            return resource_version
-        if len(token) > MAX_CONTINUE_BYTES:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} sent a continue token of {len(token):,} bytes while listing "
-                f"{spec.name} (more than {MAX_CONTINUE_BYTES:,}); refusing to send it back"
-            )
-        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        if digest in seen_tokens:
-            raise ClusterAccessError(
-                f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
-                f"(page {_page + 1}); it would loop forever"
-            )
-        seen_tokens.add(digest)
-    raise ClusterAccessError(
-        f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
-    )
-
-
-def _decode_page(resp: Response, kind: str, templates: Any = None) -> Any:
-    """The page as a dict: decoded by lean.py into only the fields we read when msgspec is there
-    and the page has the usual shape (issue 18), else parsed whole (json.loads)."""
-    if _lean is not None:
-        found = _lean.decode_page(resp.body, kind, templates)
-        if found is not None:
-            list_kind, meta, items = found
-            return {"kind": list_kind, "metadata": meta, "items": items}
-    return resp.json()
-
-
-def _check_list(doc: Any, spec: ResourceSpec, server: str, path: str) -> list:
-    """The items of a 200 answer to a list GET, which must be the list we asked for: a Status, a
-    single object or another kind's list (a SecretList from a misrouting proxy) is refused rather
-    than read as this resource."""
-    want = spec.kind + "List"
-    kind = doc.get("kind") if isinstance(doc, dict) else None
-    if kind != want or not isinstance(doc.get("items", []), (list, type(None))):
-        got = f"a {kind}" if isinstance(kind, str) and kind else f"a JSON {type(doc).__name__}"
-        raise ClusterAccessError(f"the API server at {server} answered GET {path} with {got[:80]}, not a {want}")
-    return doc.get("items") or []
+                pages.drain()
+                return resource_version
+            if len(token) > MAX_CONTINUE_BYTES:
+                raise ClusterAccessError(
+                    f"the API server at {client.server_url} sent a continue token of {len(token):,} bytes while listing "
+                    f"{spec.name} (more than {MAX_CONTINUE_BYTES:,}); refusing to send it back"
+                )
+            digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+            if digest in seen_tokens:
+                raise ClusterAccessError(
+                    f"the API server at {client.server_url} sent the same continue token twice while listing {spec.name} "
+                    f"(page {_page + 1}); it would loop forever"
+                )
+            seen_tokens.add(digest)
+        raise ClusterAccessError(
+            f"listing {spec.name} {_scope(spec, namespace)} took more than {MAX_PAGES:,} pages of {PAGE_LIMIT}; giving up"
+        )
+    except BaseException:
+        pages.drain()  # an earlier page's error comes first, as the sequential reader meets it
+        raise
+    finally:
+        pages.stop()
 
 
 def _unavailable(spec: ResourceSpec, namespace: str | None, resp: Response, header: dict) -> None:

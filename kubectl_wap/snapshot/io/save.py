@@ -28,18 +28,67 @@ from ..decode.spectemplates import API_VERSION, FORMAT_VERSION, dump_compact, en
 KIND = "Snapshot"
 
 
-def _write_body(out: IO[str], header: dict, items: Iterable[dict]) -> None:
+_TAIL = "]}\n"
+
+
+def _head(header: dict) -> str:
     # The layout is what our streaming reader expects: header on the first line, one item per line.
     header = dict(header, formatVersion=FORMAT_VERSION)  # the encoding below is what makes it 2
-    out.write('{"apiVersion":' + dump_compact(API_VERSION) + ',"kind":' + dump_compact(KIND))
-    out.write(',"header":' + dump_compact(header) + ',"items":[')
+    return ('{"apiVersion":' + dump_compact(API_VERSION) + ',"kind":' + dump_compact(KIND)
+            + ',"header":' + dump_compact(header) + ',"items":[')
+
+
+def _write_body(out: IO[str], header: dict, items: Iterable[dict]) -> None:
+    out.write(_head(header))
     first = True
     for line in encode(items):
         if not first:
             out.write(",\n")  # one object per line keeps the file greppable and diffable
         out.write(line)
         first = False
-    out.write("]}\n")
+    out.write(_TAIL)
+
+
+def write_spooled(path: str, header: dict, lines: Callable[[], Iterable[bytes]]) -> None:
+    """write_snapshot of items already encoded: `lines()` gives their lines joined by ",\n" as
+    UTF-8 bytes, in chunks (a live capture written as it arrived: io/capture.py). The same file
+    as write_snapshot of the items those lines encode, byte for byte."""
+    if path == "-":
+        dump_spooled(sys.stdout, header, lines)
+        return
+
+    def body(raw: IO[bytes]) -> None:
+        if path.endswith(".gz"):
+            # As write_snapshot: mtime=0, and the same bytes in give the same deflate stream out
+            # however they are cut into writes.
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+                _write_spooled_bytes(gz, header, lines)
+                # write_snapshot's TextIOWrapper flushes the GzipFile as it closes (a sync flush
+                # ends the deflate block): so does this, for the same bytes.
+                gz.flush()
+        else:
+            _write_spooled_bytes(raw, header, lines)
+
+    write_file(path, body)
+
+
+def _write_spooled_bytes(out: IO[bytes], header: dict, lines: Callable[[], Iterable[bytes]]) -> None:
+    out.write(_head(header).encode("utf-8"))
+    for chunk in lines():
+        out.write(chunk)
+    out.write(_TAIL.encode())
+
+
+def dump_spooled(out: IO[str], header: dict, lines: Callable[[], Iterable[bytes]]) -> None:
+    """dump_snapshot (json) of items already encoded (see write_spooled)."""
+    import codecs
+
+    text = codecs.getincrementaldecoder("utf-8")()  # a chunk may end inside a character
+    out.write(_head(header))
+    for chunk in lines():
+        out.write(text.decode(chunk))
+    out.write(text.decode(b"", final=True) + _TAIL)
+    out.flush()
 
 
 def write_snapshot(path: str, header: dict, items: Iterable[dict]) -> None:

@@ -37,7 +37,7 @@ SNAPSHOT_FORMATS = ("json", "yaml")
 ))
 @options(conn=Connection)
 def snapshot(
-    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FORMAT", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="json|yaml", callback=pflag_value, help="Format printed to stdout: json or yaml (default json, unless --output-file is given).")] = None,
     output_file: Annotated[Optional[str], typer.Option("--output-file", metavar="FILE", help="Write the snapshot to this file instead (gzip when it ends in .gz).")] = None,
     from_snapshot: SnapshotOpt = None,
     max_input_size: MaxInputOpt = None,

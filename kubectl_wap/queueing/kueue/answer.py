@@ -16,7 +16,8 @@ from kubectl_wap.queueing.kueue.cycle import (
     active_cluster_queues,
     schedule_cycle,
 )
-from kubectl_wap.queueing.kueue.objects import FlavorResource, KueueObjects, Workload
+from kubectl_wap.queueing.kueue.admissionchecks import checks_for_workload, inactive_message, inactive_reasons
+from kubectl_wap.queueing.kueue.objects import CheckRule, FlavorResource, KueueObjects, Workload
 from kubectl_wap.queueing.kueue.quota import Snapshot
 
 # KueueStage.outcome
@@ -26,6 +27,12 @@ STAGE_NOT_ADMITTED = "not-admitted"
 STAGE_QUEUED = "queued"  # not the head of its ClusterQueue in this cycle
 STAGE_NOT_MANAGED = "not-managed"  # no queue name: Kueue leaves the job alone
 STAGE_NO_QUEUE = "no-queue"  # its LocalQueue or ClusterQueue is missing, stopped or inactive
+# Quota reserved (QuotaReserved) but not Admitted: admission checks apply to it, and Kueue admits
+# it (its job unsuspended) once every one of them is Ready (admissionchecks.py).
+STAGE_RESERVED = "quota-reserved"
+STAGE_RESERVED_AFTER_EVICTIONS = "quota-reserved-after-evictions"
+RESERVES_QUOTA = frozenset({STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS})
+EVICTS = frozenset({STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED_AFTER_EVICTIONS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,7 @@ class KueueStage:
     borrowing: tuple[tuple[FlavorResource, int], ...]  # over the ClusterQueue's nominal quota, once admitted
     ahead: tuple[Workload, ...]  # pending Workloads its ClusterQueue orders before it
     message: str
+    checks: tuple[CheckRule, ...] = ()  # the admission checks that apply once its quota is reserved
 
 
 def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: str = "default") -> KueueStage:
@@ -84,9 +92,11 @@ def _queue_refusal(objs: KueueObjects, wl: Workload) -> KueueStage | None:
     if cq is None:
         return KueueStage(wl, STAGE_NO_QUEUE, lq_key, lq.cluster_queue, None, None, (), (),
                           f"ClusterQueue {lq.cluster_queue} not found")
-    if lq.stopped or lq.cluster_queue not in active_cluster_queues(objs):
+    if lq.stopped:
+        return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (), f"LocalQueue {lq_key} is stopped")
+    if lq.cluster_queue not in active_cluster_queues(objs):
         return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (),
-                          f"{'LocalQueue ' + lq_key if lq.stopped else 'ClusterQueue ' + cq.name} is stopped or inactive")
+                          f"ClusterQueue {cq.name} is inactive: {inactive_message(inactive_reasons(cq, objs.flavors))}")
     return None
 
 
@@ -110,5 +120,9 @@ def _from_cycle(objs: KueueObjects, wl: Workload, result: CycleResult) -> KueueS
     node = snap.cluster_queues[cq.name]
     over = tuple(sorted((fr, node.usage.get(fr, 0) + q - node.nominal(fr)) for fr, q in d.assignment.usage.items()
                         if node.usage.get(fr, 0) + q > node.nominal(fr)))
-    outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS
-    return KueueStage(wl, outcome, lq_key, cq.name, cq.cohort, d, over, (), d.message)
+    checks = checks_for_workload(cq, (c.flavor for ps in d.assignment.pod_sets for c in ps.flavors.values()))
+    if checks:
+        outcome = STAGE_RESERVED if d.outcome == ADMITTED else STAGE_RESERVED_AFTER_EVICTIONS
+    else:
+        outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS
+    return KueueStage(wl, outcome, lq_key, cq.name, cq.cohort, d, over, (), d.message, checks)

@@ -90,6 +90,15 @@ def checks_for_workload(cq: ClusterQueue, assigned_flavors: Iterable[str]) -> tu
     return tuple(r for r in rules if r.flavors & assigned)
 
 
+def admitted_with_reservation(wl: Workload, checks: tuple[CheckRule, ...]) -> bool:
+    """Whether the scheduler sets Admitted together with QuotaReserved (scheduler.go
+    prepareWorkload): the Workload already carries a state for every check that applies
+    (workload.HasAllChecks) and every state it carries is Ready (SyncAdmittedCondition,
+    HasAllChecksReady). A new Workload carries none: admitted at once only when no check applies."""
+    names = {n for n, _ in wl.check_states}
+    return all(r.name in names for r in checks) and all(s == READY for _, s in wl.check_states)
+
+
 def failed_checks(wl: Workload) -> list[str]:
     """workload.HasRetryChecks / HasRejectedChecks: the checks that keep a pending Workload from
     being nominated."""

@@ -16,7 +16,12 @@ from kubectl_wap.queueing.kueue.cycle import (
     active_cluster_queues,
     schedule_cycle,
 )
-from kubectl_wap.queueing.kueue.admissionchecks import checks_for_workload, inactive_message, inactive_reasons
+from kubectl_wap.queueing.kueue.admissionchecks import (
+    admitted_with_reservation,
+    checks_for_workload,
+    inactive_message,
+    inactive_reasons,
+)
 from kubectl_wap.queueing.kueue.objects import CheckRule, FlavorResource, KueueObjects, Workload
 from kubectl_wap.queueing.kueue.quota import Snapshot
 
@@ -121,7 +126,7 @@ def _from_cycle(objs: KueueObjects, wl: Workload, result: CycleResult) -> KueueS
     over = tuple(sorted((fr, node.usage.get(fr, 0) + q - node.nominal(fr)) for fr, q in d.assignment.usage.items()
                         if node.usage.get(fr, 0) + q > node.nominal(fr)))
     checks = checks_for_workload(cq, (c.flavor for ps in d.assignment.pod_sets for c in ps.flavors.values()))
-    if checks:
+    if not admitted_with_reservation(wl, checks):
         outcome = STAGE_RESERVED if d.outcome == ADMITTED else STAGE_RESERVED_AFTER_EVICTIONS
     else:
         outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS

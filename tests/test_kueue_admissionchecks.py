@@ -27,6 +27,7 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_NO_QUEUE,
     STAGE_RESERVED,
     STAGE_RESERVED_AFTER_EVICTIONS,
+    STAGE_WAITING_FOR_CHECKS,
     kueue_stage,
     pending_stages,
 )
@@ -209,8 +210,9 @@ def test_stage_says_quota_reserved_naming_the_checks() -> None:
                                  f"checks are Ready: prov ({PROV}), gate (example.com/approval)")
     doc = kueue_json(stage)
     assert doc["outcome"] == "quota-reserved"
-    assert doc["admissionChecks"] == [{"name": "prov", "controller": PROV, "onFlavors": ["default", "spot"]},
-                                      {"name": "gate", "controller": "example.com/approval", "onFlavors": ["default"]}]
+    assert doc["admissionChecks"] == [
+        {"name": "prov", "controller": PROV, "onFlavors": ["default", "spot"], "state": "Pending"},
+        {"name": "gate", "controller": "example.com/approval", "onFlavors": ["default"], "state": "Pending"}]
     steps = kueue_steps(stage)
     assert "Quota reserved in this cycle (QuotaReserved); not Admitted until its admission checks are Ready." in steps
     assert any(s.startswith("Admission check prov: Kueue's ProvisioningRequest controller asks the cluster autoscaler")
@@ -260,6 +262,31 @@ def test_ready_states_admit_with_the_reservation_and_failed_ones_block_nominatio
                                       f"reserved yet when the cluster was read); admitted once its admission checks are Ready: prov ({PROV})")
 
 
+def test_pending_names_the_checks_a_reserved_workload_waits_for() -> None:
+    """A Workload with quota reserved and a check not Ready is not Admitted (SyncAdmittedCondition):
+    its job is suspended, so `pending` lists it with the checks and their states; once every check
+    that applies is Ready (or none applies) it is not listed."""
+    def reserved(states: list[tuple[str, str]], flavor_name: str = "default") -> WL:
+        w = WL("r").queue("lq-a").request(cpu="1").admitted("a", {"cpu": flavor_name})
+        w.obj["status"]["conditions"] = [c for c in w.obj["status"]["conditions"] if c["type"] != "Admitted"]
+        w.obj["status"]["admissionChecks"] = [{"name": n, "state": st, "message": "", "lastTransitionTime": ts(1)}
+                                              for n, st in states]
+        return w
+
+    checks = [check("prov"), check("gate", "example.com/approval")]
+    objs = read_objects(_ml(checks, _a("prov", ("gate", ["spot"])), [reserved([("prov", "Pending")])]))
+    (stage,) = pending_stages(objs, NOW)
+    assert stage.outcome == STAGE_WAITING_FOR_CHECKS
+    assert kueue_hold_line(stage) == ("Kueue: quota reserved in ClusterQueue a; not admitted until its admission checks "
+                                      f"are Ready: prov ({PROV}): Pending")
+    assert kueue_json(stage)["admissionChecks"][0]["state"] == "Pending"
+    assert pending_stages(read_objects(_ml(checks, _a("prov", ("gate", ["spot"])), [reserved([("prov", "Ready")])])), NOW) == []
+    # gate applies on spot only: a Workload reserved on spot waits for it too
+    objs = read_objects(_ml(checks, _a("prov", ("gate", ["spot"])), [reserved([("prov", "Ready")], "spot")]))
+    (stage,) = pending_stages(objs, NOW)
+    assert stage.message == "quota reserved, waiting for admission checks: prov Ready, gate Pending"
+
+
 # ---- the command line on the demo dump ---------------------------------------------------------------
 
 
@@ -297,7 +324,7 @@ def test_whatif_on_a_provisioning_request_cluster(tmp_path: Path) -> None:
     doc = json.loads(_run(["whatif", "-f", str(JOB), "--snapshot", str(f), "--replicas", "1", "-o", "json"]).stdout)
     q = doc["queueing"]
     assert q["outcome"] == "quota-reserved-after-evictions"
-    assert q["admissionChecks"] == [{"name": "dws-prov", "controller": PROV, "onFlavors": ["h100"]}]
+    assert q["admissionChecks"] == [{"name": "dws-prov", "controller": PROV, "onFlavors": ["h100"], "state": "Pending"}]
     assert [e["workload"] for e in q["evictions"]] == ["team-b/train-7"]
     assert not any("admission checks" in n and "not modelled" in n for n in q["notModelled"])
     schema = json.loads(resources.files("kubectl_wap").joinpath("report/schema.json").read_text())
@@ -327,3 +354,28 @@ def test_redaction_keeps_what_the_checks_need(tmp_path: Path) -> None:
     (cq,) = [c for c in objs.cluster_queues.values() if c.admission_checks]
     assert cq.admission_checks[0].check is not None and cq.admission_checks[0].check.controller == PROV
     assert active_cluster_queues(objs) == set(objs.cluster_queues)
+
+
+def test_pending_lists_a_job_waiting_for_its_provisioning_request(tmp_path: Path) -> None:
+    """The demo's team-b/train-7 with its quota reserved on team-b-cq but its ProvisioningRequest
+    check still Pending: its Job is suspended, so before it had no row at all."""
+    dump = copy.deepcopy(yaml.safe_load(CLUSTER.read_text()))
+    cq = next(o for o in dump["items"] if o["kind"] == "ClusterQueue" and o["metadata"]["name"] == "team-b-cq")
+    cq["spec"]["admissionChecksStrategy"] = {"admissionChecks": [{"name": "dws-prov"}]}
+    dump["items"].append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "dws-prov"},
+                          "spec": {"controllerName": PROV}, "status": {"conditions": [{"type": "Active", "status": "True"}]}})
+    wl = next(o for o in dump["items"] if o["kind"] == "Workload" and o["metadata"]["name"] == "train-7")
+    wl["status"]["conditions"] = [c for c in wl["status"]["conditions"] if c["type"] != "Admitted"]
+    wl["status"]["admissionChecks"] = [{"name": "dws-prov", "state": "Pending", "lastTransitionTime": "2026-12-01T10:00:00Z"}]
+    dump["items"] = [o for o in dump["items"] if not (o["kind"] == "Pod" and "train-7" in o["metadata"]["name"])]
+    f = tmp_path / "dws.yaml"
+    f.write_text(yaml.safe_dump(dump))
+    res = _run(["pending", "-A", "--snapshot", str(f), "-o", "json", "--no-scale-up"])
+    rows = {r["name"]: r for r in json.loads(res.stdout)["items"]}
+    assert rows["train-7"]["stage"] == "kueue" and rows["train-7"]["queueing"]["outcome"] == "waiting-for-admission-checks"
+    assert rows["train-7"]["reason"] == ("Kueue: quota reserved in ClusterQueue team-b-cq; not admitted until its admission "
+                                        f"checks are Ready: dws-prov ({PROV}): Pending")
+    schema = json.loads(resources.files("kubectl_wap").joinpath("report/schema.json").read_text())
+    # pending's rows carry the section without whatif's "line" (the row's reason is it)
+    jsonschema.Draft202012Validator(schema["properties"]["queueing"]).validate({**rows["train-7"]["queueing"], "line": ""})
+    assert rows["train-7"]["queueing"]["steps"][-1] == "Quota reserved earlier; not Admitted until its admission checks are Ready."

@@ -21,8 +21,10 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_QUEUED,
     STAGE_RESERVED,
     STAGE_RESERVED_AFTER_EVICTIONS,
+    STAGE_WAITING_FOR_CHECKS,
     KueueStage,
 )
+from kubectl_wap.queueing.kueue.admissionchecks import check_state
 from kubectl_wap.queueing.kueue.cycle import NO_CANDIDATES
 from kubectl_wap.queueing.kueue.objects import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, CheckRule
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT
@@ -91,6 +93,11 @@ def kueue_line(stage: KueueStage) -> str:
     """One line (two when it evicts) for the Kueue stage."""
     if stage.outcome in (STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS):
         return _reserved_line(stage)
+    if stage.outcome == STAGE_WAITING_FOR_CHECKS and stage.workload is not None:
+        wl = stage.workload
+        states = ", ".join(f"{r.name} ({r.check.controller if r.check else 'no such AdmissionCheck'}): "
+                           f"{check_state(wl, r.name)}" for r in stage.checks)
+        return f"Kueue: quota reserved in ClusterQueue {stage.cluster_queue}; not admitted until its admission checks are Ready: {states}"
     if stage.outcome == STAGE_NOT_MANAGED:
         return f"Kueue: not managed ({stage.message}): kube-scheduler sees its pods directly"
     if stage.outcome == STAGE_QUEUED:
@@ -141,6 +148,10 @@ def kueue_steps(stage: KueueStage) -> list[str]:
     if stage.outcome == STAGE_QUEUED:
         steps.append(f"Not the head of its ClusterQueue: {stage.message} (higher priority or older).")
         return steps
+    if stage.outcome == STAGE_WAITING_FOR_CHECKS:
+        steps.extend(f"Admission check {r.name} ({check_state(wl, r.name)}): {check_note(r)}" for r in stage.checks)
+        steps.append("Quota reserved earlier; not Admitted until its admission checks are Ready.")
+        return steps
     d = stage.decision
     if d is None or d.assignment is None:
         steps.append(f"Not nominated: {stage.message}.")
@@ -182,7 +193,9 @@ def kueue_json(stage: KueueStage) -> dict[str, Any]:
         "evictions": [],
         "queuedBehind": [w.key for w in stage.ahead],
         "admissionChecks": [{"name": r.name, "controller": r.check.controller if r.check else None,
-                             "onFlavors": sorted(r.flavors)} for r in stage.checks],
+                             "onFlavors": sorted(r.flavors),
+                             "state": check_state(stage.workload, r.name) if stage.workload else "Pending"}
+                            for r in stage.checks],
         "notModelled": list(NOT_MODELLED),
         "steps": kueue_steps(stage),
     }

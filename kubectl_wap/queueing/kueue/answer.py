@@ -18,6 +18,7 @@ from kubectl_wap.queueing.kueue.cycle import (
 )
 from kubectl_wap.queueing.kueue.admissionchecks import (
     admitted_with_reservation,
+    check_state,
     checks_for_workload,
     inactive_message,
     inactive_reasons,
@@ -36,6 +37,7 @@ STAGE_NO_QUEUE = "no-queue"  # its LocalQueue or ClusterQueue is missing, stoppe
 # it (its job unsuspended) once every one of them is Ready (admissionchecks.py).
 STAGE_RESERVED = "quota-reserved"
 STAGE_RESERVED_AFTER_EVICTIONS = "quota-reserved-after-evictions"
+STAGE_WAITING_FOR_CHECKS = "waiting-for-admission-checks"  # `pending`: reserved earlier, a check not Ready yet
 RESERVES_QUOTA = frozenset({STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS})
 EVICTS = frozenset({STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED_AFTER_EVICTIONS})
 
@@ -77,7 +79,11 @@ def pending_stages(objs: KueueObjects, now: float) -> list[KueueStage]:
     result = schedule_cycle(objs, now)
     out = []
     for wl in objs.workloads:
-        if wl.admission is not None or wl.finished:
+        if wl.finished:
+            continue
+        if wl.admission is not None:
+            if (waiting := _waiting_for_checks(objs, wl)) is not None:
+                out.append(waiting)
             continue
         if not wl.active:
             out.append(KueueStage(wl, STAGE_INACTIVE, f"{wl.namespace}/{wl.queue_name}", None, None, None, (), (),
@@ -85,6 +91,22 @@ def pending_stages(objs: KueueObjects, now: float) -> list[KueueStage]:
             continue
         out.append(_queue_refusal(objs, wl) or _from_cycle(objs, wl, result))
     return out
+
+
+def _waiting_for_checks(objs: KueueObjects, wl: Workload) -> KueueStage | None:
+    """A Workload with its quota reserved but not Admitted: a check that applies to it is not
+    Ready yet (workload.SyncAdmittedCondition), e.g. a ProvisioningRequest waiting for nodes. Its
+    job stays suspended; None when nothing holds it (or it is being evicted)."""
+    assert wl.admission is not None
+    cq = objs.cluster_queues.get(wl.admission.cluster_queue)
+    if cq is None or wl.evicted or not wl.active:
+        return None
+    checks = checks_for_workload(cq, (f for ps in wl.admission.pod_sets for _, f in ps.flavors))
+    if admitted_with_reservation(wl, checks):
+        return None
+    waiting = ", ".join(f"{r.name} {check_state(wl, r.name)}" for r in checks)
+    return KueueStage(wl, STAGE_WAITING_FOR_CHECKS, f"{wl.namespace}/{wl.queue_name}", cq.name, cq.cohort, None, (), (),
+                      f"quota reserved, waiting for admission checks: {waiting}", checks)
 
 
 def _queue_refusal(objs: KueueObjects, wl: Workload) -> KueueStage | None:

@@ -26,13 +26,13 @@ from kubectl_wap.queueing.kueue.answer import (
 )
 from kubectl_wap.queueing.kueue.admissionchecks import check_state
 from kubectl_wap.queueing.kueue.cycle import NO_CANDIDATES
-from kubectl_wap.queueing.kueue.objects import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, CheckRule
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT
 from kubectl_wap.queueing.kueue.preemption import (
     IN_CLUSTER_QUEUE,
     IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
 )
+from kubectl_wap.queueing.kueue.objects import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, CheckRule
 
 # preemption.go HumanReadablePreemptionReasons
 REASON_WORDS = {

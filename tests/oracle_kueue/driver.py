@@ -75,14 +75,13 @@ def oracle_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
 
 def model_answer(case: Mapping[str, Any]) -> dict[str, Any]:
     """The same, from our model (kubectl_wap.queueing.kueue)."""
-    objs = read_objects(case)
-    result = schedule_cycle(objs, NOW)
+    result = schedule_cycle(read_objects(case), NOW)
     admitted: dict[str, Any] = {}
     preempted: dict[str, str] = {}
     for d in result.decisions:
         if d.outcome == ADMITTED and d.assignment is not None:
             # the admission checks that apply once quota is reserved, and whether Admitted comes with it
-            checks = checks_for_workload(objs.cluster_queues[d.cluster_queue],
+            checks = checks_for_workload(read_objects(case).cluster_queues[d.cluster_queue],
                                          (c.flavor for ps in d.assignment.pod_sets for c in ps.flavors.values()))
             admitted[d.workload.key] = {
                 "clusterQueue": d.cluster_queue,

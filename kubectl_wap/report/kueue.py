@@ -45,23 +45,6 @@ NOT_MODELLED = ("fair sharing", "topology-aware scheduling", "what an admission 
                 "ProvisioningRequest provisions, MultiKueue's worker clusters)", "partial admission", "more than one scheduling cycle")
 
 
-def check_note(rule: CheckRule) -> str:
-    """What a check does before the Workload is Admitted, and what of it we do not see."""
-    controller = rule.check.controller if rule.check else ""
-    if controller == PROVISIONING_REQUEST_CONTROLLER:
-        # UPSTREAM-DIFF: Kueue's ProvisioningRequest controller (pkg/controller/admissionchecks/
-        # provisioning) asks the cluster autoscaler for nodes for the podsets and admits the
-        # Workload once they exist; its pods then go to those nodes. They are not in the cluster
-        # we read, so kube-scheduler's part is answered on today's nodes.
-        return ("Kueue's ProvisioningRequest controller asks the cluster autoscaler for nodes for the Workload's podsets "
-                "(a ProvisioningRequest) and the check turns Ready once they are provisioned; those nodes are not in the "
-                "cluster read, so kube-scheduler's part is answered on today's nodes.")
-    if controller == MULTIKUEUE_CONTROLLER:
-        return ("MultiKueue runs the Workload on a worker cluster (not modelled): kube-scheduler's part is answered on "
-                "this cluster, where the pods do not run.")
-    return f"its controller ({controller}) decides when it is Ready (not modelled)."
-
-
 def _flavors(stage: KueueStage) -> str:
     d = stage.decision
     assert d is not None and d.assignment is not None
@@ -174,6 +157,23 @@ def kueue_steps(stage: KueueStage) -> list[str]:
                   }.get(stage.outcome, stage.outcome))
     steps.extend(f"Admission check {r.name}: {check_note(r)}" for r in stage.checks)
     return steps
+
+
+def check_note(rule: CheckRule) -> str:
+    """What a check does before the Workload is Admitted, and what of it we do not see."""
+    controller = rule.check.controller if rule.check else ""
+    if controller == PROVISIONING_REQUEST_CONTROLLER:
+        # UPSTREAM-DIFF: Kueue's ProvisioningRequest controller (pkg/controller/admissionchecks/
+        # provisioning) asks the cluster autoscaler for nodes for the podsets and admits the
+        # Workload once they exist; its pods then go to those nodes. They are not in the cluster
+        # we read, so kube-scheduler's part is answered on today's nodes.
+        return ("Kueue's ProvisioningRequest controller asks the cluster autoscaler for nodes for the Workload's podsets "
+                "(a ProvisioningRequest) and the check turns Ready once they are provisioned; those nodes are not in the "
+                "cluster read, so kube-scheduler's part is answered on today's nodes.")
+    if controller == MULTIKUEUE_CONTROLLER:
+        return ("MultiKueue runs the Workload on a worker cluster (not modelled): kube-scheduler's part is answered on "
+                "this cluster, where the pods do not run.")
+    return f"its controller ({controller}) decides when it is Ready (not modelled)."
 
 
 def kueue_json(stage: KueueStage) -> dict[str, Any]:

@@ -80,6 +80,11 @@ class CQ:
         self.obj["spec"]["flavorFungibility"] = f
         return self
 
+    def weight(self, w: str) -> CQ:
+        """FairWeight: spec.fairSharing.weight."""
+        self.obj["spec"]["fairSharing"] = {"weight": w}
+        return self
+
     def build(self) -> dict[str, Any]:
         return copy.deepcopy(self.obj)
 

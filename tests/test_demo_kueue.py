@@ -115,3 +115,11 @@ def test_simulate_with_no_cycle_prints_no_empty_timeline() -> None:
     r = CliRunner().invoke(app, ["simulate", "--snapshot", "@demo-kueue"])
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("Simulation: 0 cycle(s)") and "Timeline" not in r.stdout and "#     KIND" not in r.stdout, r.stdout
+
+
+def test_the_kueue_demos_running_pods_have_started() -> None:
+    """A running pod has a status.startTime (the kubelet sets it); the demo's train-7 pods had none,
+    so rank showed AGE `-` and kube-scheduler's start-time tie-break had nothing to compare."""
+    r = CliRunner().invoke(app, ["rank", "--snapshot", "@demo-kueue", "-o", "json"])
+    assert r.exit_code == 0, r.output
+    assert {u["earliestStart"] for u in json.loads(r.stdout)["units"]} == {"2026-12-01T10:00:05Z"}

@@ -1,7 +1,8 @@
 """Kueue's own Configuration (issue 35): --kueue-config reads it (bare, or the ConfigMap
-kueue-system/kueue-manager-config); fair sharing on and waitForPodsReady.blockAdmission are
-refused in one line; without the file the Kueue stage says Kueue's defaults are assumed, and warns
-when a ClusterQueue or Cohort carries spec.fairSharing. Read rules: Kueue v0.17.0
+kueue-system/kueue-manager-config); fair sharing on is answered with its preemption strategies
+(tests/test_kueue_fairshare.py has the model), waitForPodsReady.blockAdmission is refused in one
+line; without the file the Kueue stage says Kueue's defaults are assumed, and warns when a
+ClusterQueue or Cohort carries spec.fairSharing. Read rules: Kueue v0.17.0
 apis/config/v1beta2 configuration_types.go and defaults.go, v1beta1 configuration_conversion.go."""
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DEMO = Path(__file__).parent / "fixtures" / "kueue-demo"
 CLUSTER, JOB = DEMO / "cluster.yaml", DEMO / "job.yaml"
 V1B2, V1B1 = "config.kueue.x-k8s.io/v1beta2", "config.kueue.x-k8s.io/v1beta1"
 NOTE = "Kueue's configuration was not read: its defaults are assumed"
+FINAL, INITIAL = "LessThanOrEqualToFinalShare", "LessThanInitialShare"
+ON = {"preemptionStrategies": [FINAL, INITIAL]}
 
 
 def _cfg(api: str = V1B2, **fields: Any) -> dict[str, Any]:
@@ -52,8 +55,9 @@ def _whatif(*extra: str, code: int = 0, cluster: Path = CLUSTER):  # type: ignor
 @pytest.mark.parametrize("doc,want", [
     # v1beta2: a stanza present turns the feature on (fairsharing.Enabled tests the pointer).
     (_cfg(), KueueConfig(read=True)),
-    (_cfg(fairSharing={"preemptionStrategies": ["LessThanOrEqualToFinalShare"]}), KueueConfig(read=True, fair_sharing=True)),
-    (_cfg(fairSharing={}), KueueConfig(read=True, fair_sharing=True)),
+    (_cfg(fairSharing={"preemptionStrategies": [FINAL]}), KueueConfig(read=True, fair_sharing=True, fair_strategies=(FINAL,))),
+    (_cfg(fairSharing={"preemptionStrategies": [INITIAL]}), KueueConfig(read=True, fair_sharing=True, fair_strategies=(INITIAL,))),
+    (_cfg(fairSharing=ON), KueueConfig(read=True, fair_sharing=True)),
     (_cfg(fairSharing=None), KueueConfig(read=True)),
     # v1beta2 defaults.go: blockAdmission defaults to false.
     (_cfg(waitForPodsReady={"timeout": "5m"}), KueueConfig(read=True, wait_for_pods_ready=True)),
@@ -61,7 +65,9 @@ def _whatif(*extra: str, code: int = 0, cluster: Path = CLUSTER):  # type: ignor
      KueueConfig(read=True, wait_for_pods_ready=True, block_admission=True)),
     # v1beta1: only enable: true counts (configuration_conversion.go drops the stanza otherwise) ...
     (_cfg(V1B1, fairSharing={"enable": False}), KueueConfig(read=True)),
-    (_cfg(V1B1, fairSharing={"enable": True}), KueueConfig(read=True, fair_sharing=True)),
+    (_cfg(V1B1, fairSharing={"enable": True}), KueueConfig(read=True, fair_sharing=True)),  # the default pair
+    (_cfg(V1B1, fairSharing={"enable": True, "preemptionStrategies": [INITIAL]}),
+     KueueConfig(read=True, fair_sharing=True, fair_strategies=(INITIAL,))),
     (_cfg(V1B1, waitForPodsReady={"enable": False, "blockAdmission": True}), KueueConfig(read=True)),
     # ... and blockAdmission defaults to enable (v1beta1 defaults.go).
     (_cfg(V1B1, waitForPodsReady={"enable": True}), KueueConfig(read=True, wait_for_pods_ready=True, block_admission=True)),
@@ -79,6 +85,9 @@ def test_what_a_configuration_switches_on(doc: dict[str, Any], want: KueueConfig
     ([1, 2], "not a Kueue Configuration"),
     (_cfg(fairSharing=[1]), "fairSharing is not a mapping"),
     (_cfg(V1B1, fairSharing={"enable": "yes"}), "enable must be true or false"),
+    # pkg/config/validation.go validateFairSharing: v1beta2 requires the strategies, a valid set
+    (_cfg(fairSharing={}), "preemptionStrategies must be specified"),
+    (_cfg(fairSharing={"preemptionStrategies": [INITIAL, FINAL]}), "is not one Kueue accepts"),
 ])
 def test_not_a_configuration_is_one_line(doc: Any, words: str) -> None:
     with pytest.raises(UserError, match=words):
@@ -86,7 +95,7 @@ def test_not_a_configuration_is_one_line(doc: Any, words: str) -> None:
 
 
 def test_the_configmap_form_is_read(tmp_path: Path) -> None:
-    on = _cfg(fairSharing={})
+    on = _cfg(fairSharing=ON)
     assert read_kueue_config(_write(tmp_path, _configmap(on))) == KueueConfig(read=True, fair_sharing=True)
     # `kubectl get cm ... -o yaml` of a label selector: a List of the one ConfigMap.
     listed = {"apiVersion": "v1", "kind": "List", "items": [_configmap(on)]}
@@ -100,12 +109,13 @@ def test_the_configmap_form_is_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("configmap", [False, True])
-def test_fair_sharing_on_is_refused_in_one_line(tmp_path: Path, configmap: bool) -> None:
-    on = _cfg(fairSharing={"preemptionStrategies": ["LessThanOrEqualToFinalShare"]})
-    res = _whatif("--kueue-config", str(_write(tmp_path, _configmap(on) if configmap else on)), code=2)
-    err = [line for line in res.stderr.splitlines() if line.startswith("error:")]
-    assert len(err) == 1 and "Kueue's fair sharing is on; fair sharing is not modelled yet" in err[0], res.stderr
-    assert "Traceback" not in res.output
+def test_fair_sharing_on_is_answered(tmp_path: Path, configmap: bool) -> None:
+    on = _cfg(fairSharing={"preemptionStrategies": [FINAL]})
+    res = _whatif("--kueue-config", str(_write(tmp_path, _configmap(on) if configmap else on)), "-o", "json")
+    doc = json.loads(res.stdout)
+    assert doc["queueing"]["outcome"] and "not modelled" not in res.output, res.output
+    assert ("Kueue's fair sharing is on: a cohort's entries are tried lowest dominant resource share first, and "
+            "preemption across the cohort follows LessThanOrEqualToFinalShare.") in doc["queueing"]["notes"]
 
 
 def test_block_admission_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -149,13 +159,11 @@ def test_a_fair_sharing_stanza_warns_without_the_config(tmp_path: Path) -> None:
     assert "spec.fairSharing" not in _whatif("--kueue-config", str(_write(tmp_path, _cfg())), cluster=cluster).stderr
 
 
-def test_pending_lists_no_workload_rows_under_fair_sharing(tmp_path: Path) -> None:
-    cfg = _write(tmp_path, _cfg(fairSharing={}))
+def test_pending_lists_workload_rows_under_fair_sharing(tmp_path: Path) -> None:
+    cfg = _write(tmp_path, _cfg(fairSharing=ON))
     res = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(CLUSTER), "--kueue-config", str(cfg)])
     assert res.exit_code == 0, res.output
-    assert "Workloads Kueue has not admitted are not listed" in res.stderr and "fair sharing" in res.stderr
-    plain = CliRunner().invoke(app, ["pending", "-A", "--snapshot", str(CLUSTER)])
-    assert "not listed" not in plain.stderr
+    assert "not listed" not in res.stderr, res.stderr
 
 
 def test_pending_warns_of_a_fair_sharing_stanza_without_the_config(tmp_path: Path) -> None:

@@ -138,13 +138,6 @@ def test_flavor_fungibility_try_next_flavor_on_borrow() -> None:
 # ---- refusals ------------------------------------------------------------------------------------
 
 
-def test_fair_sharing_is_refused_in_one_line() -> None:
-    c = _two_cq_case([WL("a1").queue("lq-a").request(cpu="1")], [])
-    c["fairSharing"] = True
-    with pytest.raises(KueueNotModelled, match="fair sharing is not modelled yet"):
-        read_objects(c)
-
-
 @pytest.mark.parametrize("field,value,words", [
     # v1beta1's list; v1beta2 names checks under admissionChecksStrategy (test_kueue_admissionchecks.py)
     ("admissionChecks", ["prov"], "v1beta1's field"),

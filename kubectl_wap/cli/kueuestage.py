@@ -142,10 +142,11 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
 
 
 def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObjects | None:
-    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing on is refused per ClusterQueue
-    (objects.py), blockAdmission here (config.not_modelled); both only on a Kueue cluster."""
+    """objects_from_items under Kueue's Configuration (None: its defaults): fair sharing and its
+    preemption strategies as the file says; blockAdmission refused here (config.not_modelled), only
+    on a Kueue cluster."""
     config = DEFAULTS if config is None else config
-    objs = objects_from_items(items, fair_sharing=config.fair_sharing)
+    objs = objects_from_items(items, fair_sharing=config.fair_sharing, fair_strategies=config.fair_strategies)
     if objs is not None and (why := not_modelled(config)):
         raise KueueNotModelled(why)
     return objs
@@ -153,19 +154,24 @@ def kueue_objects(items: Sequence[Any], config: KueueConfig | None) -> KueueObje
 
 def config_notes(config: KueueConfig) -> list[str]:
     """What the answer assumes of Kueue's Configuration: its defaults when the file was not read;
-    when it was, that waitForPodsReady's timeout (evictions after admission) is not played."""
+    when it was, that fair sharing decided (and by which strategies), and that waitForPodsReady's
+    timeout (evictions after admission) is not played."""
     if not config.read:
         return [defaults_note()]
+    notes = []
+    if config.fair_sharing:
+        notes.append("Kueue's fair sharing is on: a cohort's entries are tried lowest dominant resource share first, and "
+                     f"preemption across the cohort follows {' then '.join(config.fair_strategies)}.")
     if config.wait_for_pods_ready:
-        return ["Kueue's waitForPodsReady is on: an admitted Workload whose pods are not ready in time is evicted and "
-                "requeued later; this answer is the admission cycle's only."]
-    return []
+        notes.append("Kueue's waitForPodsReady is on: an admitted Workload whose pods are not ready in time is evicted and "
+                     "requeued later; this answer is the admission cycle's only.")
+    return notes
 
 
 def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> str | None:
     """Without --kueue-config: a ClusterQueue or Cohort with a spec.fairSharing stanza (its weight)
     is a strong sign fair sharing is on (the stanza does nothing otherwise), so the classical
-    answer may be wrong; None with the file read (fair sharing on is refused then) or no stanza."""
+    answer may be wrong; None with the file read (it says whether fair sharing is on) or no stanza."""
     if config is not None and config.read:
         return None
     named = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name', '?')}" for o in items
@@ -175,8 +181,8 @@ def fair_sharing_warning(config: KueueConfig | None, items: Sequence[Any]) -> st
     if not named:
         return None
     more = f" and {len(named) - 3} more" if len(named) > 3 else ""
-    return (f"{', '.join(named[:3])}{more} set spec.fairSharing, a sign Kueue's fair sharing is on, which is not modelled: "
-            "the Kueue answer assumes it off; pass --kueue-config FILE to check")
+    return (f"{', '.join(named[:3])}{more} set spec.fairSharing, a sign Kueue's fair sharing is on: "
+            "the Kueue answer assumes it off (Kueue's default); pass --kueue-config FILE to answer with it")
 
 
 def apply_evictions(snap: Snapshot, section: dict[str, Any]) -> Snapshot:

@@ -26,11 +26,13 @@ from kubectl_wap.queueing.kueue.answer import (
 )
 from kubectl_wap.queueing.kueue.admissionchecks import check_state
 from kubectl_wap.queueing.kueue.cycle import NO_CANDIDATES
+from kubectl_wap.queueing.kueue.fairpreempt import IN_COHORT_FAIR_SHARING, FairTarget
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT
 from kubectl_wap.queueing.kueue.preemption import (
     IN_CLUSTER_QUEUE,
     IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
+    Target,
 )
 from kubectl_wap.queueing.kueue.objects import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, CheckRule
 
@@ -39,10 +41,29 @@ REASON_WORDS = {
     IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
     IN_COHORT_RECLAMATION: "reclamation within the cohort",
     IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
+    IN_COHORT_FAIR_SHARING: "fair sharing within the cohort",
 }
 _MODE_WORDS = {FIT: "fits", PREEMPT: "needs preemption", NO_FIT: "no fit"}
-NOT_MODELLED = ("fair sharing", "topology-aware scheduling", "what an admission check's controller does (the nodes a "
-                "ProvisioningRequest provisions, MultiKueue's worker clusters)", "partial admission", "more than one scheduling cycle")
+NOT_MODELLED = ("admission fair sharing", "topology-aware scheduling", "what an admission check's controller does "
+                "(the nodes a ProvisioningRequest provisions, MultiKueue's worker clusters)", "partial admission",
+                "more than one scheduling cycle")
+
+
+def share_words(share: float) -> str:
+    """A dominant resource share as a fraction of what the parent could lend (Kueue's status
+    weightedShare is the same per mille); a zero-weight borrower's is unbounded."""
+    return "unbounded (weight 0)" if share == float("inf") else f"{share / 1000:.2f}"
+
+
+def reason_words(t: Target) -> str:
+    """Why Kueue evicts `t`, in preemption.go HumanReadablePreemptionReasons' words; for a fair
+    sharing eviction, the shares the strategy compared."""
+    words = REASON_WORDS.get(t.reason, t.reason)
+    if isinstance(t, FairTarget):
+        above = ">" if t.target_share > t.preemptor_share else ">="
+        words += (f": {t.target_node}'s share {share_words(t.target_share)} {above} {t.preemptor_node}'s "
+                  f"{share_words(t.preemptor_share)} after admission")
+    return words
 
 
 def _flavors(stage: KueueStage) -> str:
@@ -101,7 +122,7 @@ def kueue_line(stage: KueueStage) -> str:
             line += f" (borrowing {amounts} from cohort {stage.cohort})"
         if stage.outcome == STAGE_ADMITTED_AFTER_EVICTIONS:
             assert stage.decision is not None
-            victims = ", ".join(f"{t.workload.key} (priority {t.workload.priority}, {REASON_WORDS.get(t.reason, t.reason)})"
+            victims = ", ".join(f"{t.workload.key} (priority {t.workload.priority}, {reason_words(t)})"
                                 for t in stage.decision.targets)
             line += f" once it has evicted Workloads {victims}"
         return line
@@ -139,6 +160,14 @@ def kueue_steps(stage: KueueStage) -> list[str]:
     if d is None or d.assignment is None:
         steps.append(f"Not nominated: {stage.message}.")
         return steps
+    if d.standing is not None and stage.cohort is not None:
+        st = d.standing
+        if st.rival is not None and st.rival_share is not None:
+            steps.append(f"Fair sharing: tried in the cohort tournament (lowest share after admission first) with "
+                         f"share {share_words(st.share)}; next: ClusterQueue {st.rival} at {share_words(st.rival_share)}.")
+        else:
+            steps.append(f"Fair sharing: the only entry of its cohort tree in this cycle (its share after admission "
+                         f"{share_words(st.share)}).")
     for ps in d.assignment.pod_sets:
         chosen = ", ".join(f"{r} on {c.flavor} ({_MODE_WORDS[c.mode]}"
                            + (f", borrowing level {c.borrow}" if c.borrow else "") + ")" for r, c in sorted(ps.flavors.items()))
@@ -146,7 +175,7 @@ def kueue_steps(stage: KueueStage) -> list[str]:
                      + (f"; {'; '.join(ps.reasons)}" if ps.reasons else "") + ".")
     if d.targets:
         steps.append("Preemption: evict " + "; ".join(
-            f"{t.workload.key} in {t.cluster_queue} (priority {t.workload.priority}, {REASON_WORDS.get(t.reason, t.reason)})"
+            f"{t.workload.key} in {t.cluster_queue} (priority {t.workload.priority}, {reason_words(t)})"
             for t in d.targets) + ".")
     steps.append({STAGE_ADMITTED: "Admitted in this cycle (quota reserved).",
                   STAGE_ADMITTED_AFTER_EVICTIONS: "Admitted in a later cycle, once the evicted Workloads release their quota.",
@@ -174,6 +203,16 @@ def check_note(rule: CheckRule) -> str:
         return ("MultiKueue runs the Workload on a worker cluster (not modelled): kube-scheduler's part is answered on "
                 "this cluster, where the pods do not run.")
     return f"its controller ({controller}) decides when it is Ready (not modelled)."
+
+
+def _fair_json(t: Target) -> dict[str, Any]:
+    """An eviction's `fairSharing` field: only for one decided by a fair sharing strategy."""
+    if not isinstance(t, FairTarget):
+        return {}
+    inf = float("inf")
+    return {"fairSharing": {"preemptorNode": t.preemptor_node, "targetNode": t.target_node,
+                            "preemptorShare": None if t.preemptor_share == inf else t.preemptor_share / 1000,
+                            "targetShare": None if t.target_share == inf else t.target_share / 1000}}
 
 
 def kueue_json(stage: KueueStage) -> dict[str, Any]:
@@ -204,6 +243,7 @@ def kueue_json(stage: KueueStage) -> dict[str, Any]:
                           for ps in d.assignment.pod_sets]
         out["evictions"] = [{"workload": t.workload.key, "clusterQueue": t.cluster_queue, "priority": t.workload.priority,
                              "reason": t.reason,
-                             "owner": {"kind": t.workload.owner[0], "name": t.workload.owner[1]} if t.workload.owner else None}
+                             "owner": {"kind": t.workload.owner[0], "name": t.workload.owner[1]} if t.workload.owner else None,
+                             **_fair_json(t)}
                             for t in d.targets]
     return out

@@ -61,6 +61,8 @@ type kueueCase struct {
 	Workloads               []kueue.Workload              `json:"workloads"`
 	Cycles                  int                           `json:"cycles"`
 	FairSharing             bool                          `json:"fairSharing"`
+	// Configuration fairSharing.preemptionStrategies; empty: Kueue's default pair.
+	FairSharingStrategies []config.PreemptionStrategy `json:"fairSharingStrategies"`
 }
 
 type admitted struct {
@@ -104,7 +106,7 @@ func main() {
 		}
 		out := make([]*result, 0, len(cases))
 		for _, c := range cases {
-			res, err := run(c)
+			res, err := safeRun(c)
 			if err != nil {
 				res = &result{Error: err.Error()}
 			}
@@ -122,6 +124,18 @@ func main() {
 		fail(err)
 	}
 	_ = enc.Encode(res)
+}
+
+// safeRun is run, with a panic in Kueue's code turned into the case's error: Kueue v0.17.0's fair
+// sharing preemption dereferences the nil parent of a ClusterQueue without a cohort when its own
+// candidates do not make room (fairsharing.TargetClusterQueueOrdering.Iter); the batch goes on.
+func safeRun(c kueueCase) (res *result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("kueue panicked: %v", r)
+		}
+	}()
+	return run(c)
 }
 
 func fail(err error) {
@@ -191,7 +205,7 @@ func run(c kueueCase) (*result, error) {
 
 	var fs *config.FairSharing
 	if c.FairSharing {
-		fs = &config.FairSharing{}
+		fs = &config.FairSharing{PreemptionStrategies: c.FairSharingStrategies}
 	}
 	sched := scheduler.New(qManager, cqCache, cl, &record.FakeRecorder{},
 		scheduler.WithFairSharing(fs), scheduler.WithPreemptionExpectations(preemptexpectations.New()))

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .driver import build, diff, model_answer, oracle_answer, run
+from .driver import build, case_hash, diff, load_known, model_answer, oracle_answer, run
 from .generate import generate
 
 
@@ -50,14 +50,21 @@ def main(argv: list[str] | None = None) -> int:
     for c, s in zip(cases, seeds, strict=True):
         c["seed"] = s
     bad = diff(cases)
+    known = load_known()
+    unknown = 0
     for b in bad:
-        print(f"seed {b['case']['seed']}: ours {json.dumps(b['ours'], sort_keys=True)}\n   kueue {json.dumps(b['kueue'], sort_keys=True)}")
+        h = case_hash(b["case"])
+        tag = f"known ({known[h]['reason'][:60]}...)" if h in known else "NEW"
+        unknown += h not in known
+        print(f"seed {b['case']['seed']} [{tag}] hash {h}: ours {json.dumps(b['ours'], sort_keys=True)}\n"
+              f"   kueue {json.dumps(b['kueue'], sort_keys=True)}")
         if a.keep:
             Path(a.keep).mkdir(parents=True, exist_ok=True)
-            (Path(a.keep) / f"seed-{b['case']['seed']}.json").write_text(json.dumps(b, indent=1, sort_keys=True) + "\n")
+            (Path(a.keep) / f"seed-{b['case']['seed']}.json").write_text(json.dumps({"hash": h, **b}, indent=1, sort_keys=True) + "\n")
     n = len(cases)
-    print(f"{n - len(bad)}/{n} agree ({100 * (n - len(bad)) / n:.1f} %), {time.monotonic() - start:.1f}s")
-    return 1 if bad else 0
+    print(f"{n - len(bad)}/{n} agree ({100 * (n - len(bad)) / n:.1f} %), {len(bad) - unknown} known, {unknown} new; "
+          f"{time.monotonic() - start:.1f}s")
+    return 1 if unknown else 0
 
 
 if __name__ == "__main__":

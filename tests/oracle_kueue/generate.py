@@ -3,7 +3,12 @@ outside it), 1-3 flavors, nominal quotas, borrowing and lending limits, preempti
 flavor fungibility, admitted Workloads that fit the quota when they were admitted, and 1-4
 pending Workloads at a few priorities. Every field is written out (the oracle feeds the objects to
 Kueue's cache directly, with no API server to apply the CRD defaults); distinct creation and
-reservation times and UIDs leave no tie to the whim of Go's unstable sort."""
+reservation times and UIDs leave no tie to the whim of Go's unstable sort.
+
+About half the setups turn Kueue's fair sharing on (the case's fairSharing), with ClusterQueue and
+Cohort weights 0-3 (0 included: a zero-weight borrower is last in every order) and now and then a
+single preemption strategy instead of the default pair. Those choices draw from a random stream of
+their own, so the rest of a seed's setup is what it was before fair sharing was generated."""
 
 from __future__ import annotations
 
@@ -35,6 +40,9 @@ def generate(seed: int) -> dict[str, Any]:
     some with quota of their own) and more contention; the others a flat cohort. Seeds with
     seed % 3 == 1 may put the GPUs in a resource group of their own, with flavors g0, g1."""
     rng = random.Random(seed)
+    # Fair sharing's choices draw from a stream of their own (see the module's docstring).
+    frng = random.Random(f"fair-{seed}")
+    fair = frng.random() < 0.5
     tree = seed % 3 == 2
     split = seed % 3 == 1 and rng.random() < 0.5
     n_flavors = rng.randint(1, 3)
@@ -81,6 +89,9 @@ def generate(seed: int) -> dict[str, Any]:
         }
         if preemption["borrowWithinCohort"]["policy"] != "Never" and rng.random() < 0.5:
             preemption["borrowWithinCohort"]["maxPriorityThreshold"] = rng.choice([0, 10])
+        if fair and frng.random() < 0.5:
+            # fair sharing preempts across the cohort only under reclaimWithinCohort: more often on
+            preemption["reclaimWithinCohort"] = frng.choice(["LowerPriority", "Any"])
         fung: dict[str, Any] = {"whenCanBorrow": rng.choice(["MayStopSearch", "TryNextFlavor"]),
                                 "whenCanPreempt": rng.choice(["MayStopSearch", "TryNextFlavor"])}
         if rng.random() < 0.3:
@@ -116,7 +127,8 @@ def generate(seed: int) -> dict[str, Any]:
     created = rng.sample(range(1, 400), 30)
     # Admitted Workloads, each admitted where it fitted at its time (as Kueue would have); some
     # already evicted (Evicted=True, quota still reserved: preemption in flight).
-    for j in range(rng.randint(0, 12 if tree else 7)):
+    # With fair sharing, more admitted Workloads: more ClusterQueues borrow, and have shares.
+    for j in range(rng.randint(0, 12 if tree else 7) + (frng.randint(0, 6) if fair else 0)):
         cq = rng.randrange(n_cqs)
         chosen: dict[str, str] = {}
         for covered, fnames in group_defs:
@@ -145,13 +157,13 @@ def generate(seed: int) -> dict[str, Any]:
                 + ([{"type": "Evicted", "status": "True", "reason": "Preempted", "message": "",
                      "lastTransitionTime": _ts(2000 + created[t])}] if rng.random() < 0.08 else [])},
         })
-    for j in range(rng.randint(1, 6 if tree else 4)):
+    for j in range(rng.randint(1, 6 if tree else 4) + (frng.randint(0, 2) if fair else 0)):
         cq = rng.randrange(n_cqs)
         t += 1
         name = f"pend{j}"
         pod_sets = []
         for k in range(1 if rng.random() < 0.8 else 2):
-            count = rng.choice([1, 1, 2])
+            count = rng.choice([1, 1, 2]) + (frng.randint(0, 1) if fair else 0)
             req = {r: rng.randint(1, 5) for r in resources}
             selector = {"pool": f"p{rng.randrange(n_flavors)}"} if rng.random() < 0.15 else None
             pod_sets.append({"name": f"ps{k}", "count": count,
@@ -160,6 +172,8 @@ def generate(seed: int) -> dict[str, Any]:
             "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "creationTimestamp": _ts(created[t])},
             "spec": {"queueName": f"lq{cq}", "priority": rng.choice([0, 5, 10, 20]), "active": True, "podSets": pod_sets},
         })
+    if fair:
+        _fair_sharing(case, frng)
     _admission_checks(case, random.Random(f"checks-{seed}"))
     return case
 
@@ -215,3 +229,16 @@ def _admission_checks(case: dict[str, Any], rng: random.Random) -> None:
         elif rng.random() < 0.3:
             status["admissionChecks"] = [{"name": n, "state": rng.choice(CHECK_STATES), "message": "",
                                           "lastTransitionTime": _ts(5)} for n in cq_checks if rng.random() < 0.8]
+
+
+def _fair_sharing(case: dict[str, Any], rng: random.Random) -> None:
+    """Fair sharing on, weights on some ClusterQueues and Cohorts, sometimes one strategy."""
+    case["fairSharing"] = True
+    r = rng.random()
+    if r < 0.1:
+        case["fairSharingStrategies"] = ["LessThanOrEqualToFinalShare"]
+    elif r < 0.2:
+        case["fairSharingStrategies"] = ["LessThanInitialShare"]
+    for obj in [*case["clusterQueues"], *case.get("cohorts", [])]:
+        if rng.random() < 0.5:
+            obj.setdefault("spec", {})["fairSharing"] = {"weight": rng.choice(["0", "1", "2", "3", "500m"])}

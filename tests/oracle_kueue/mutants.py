@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kubectl_wap.queueing.kueue import admissionchecks, cycle, flavors, preemption, quota
+from kubectl_wap.queueing.kueue import admissionchecks, cycle, fairpreempt, fairshare, flavors, preemption, quota
 
 from . import driver
 from .driver import model_answer, oracle_answer, run
@@ -38,6 +38,13 @@ def _ignore_borrowing_limit(node: quota.Node, fr: Any) -> int:
 
 def _lending_ignored(self: quota.Node, fr: Any) -> int:
     return 0
+
+
+def _less_without_drs(self: Any, a: str, b: str, parent: str, drs: Any) -> bool:
+    wa, wb = self.wl_of(self.pending[a]), self.wl_of(self.pending[b])
+    if wa.priority != wb.priority:
+        return bool(wa.priority > wb.priority)
+    return bool(wa.created < wb.created)
 
 
 _real_is_preferred = flavors._is_preferred
@@ -78,6 +85,14 @@ MUTANTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     "never-reserve-for-no-candidates": lambda: _patched(cycle, "_to_reserve", lambda a, node: {}),
     # makeClassicalIterator: borrowing level not part of the entry order
     "entry-order-ignores-borrowing": lambda: _patched(cycle, "_entry_key", lambda e: (-e.wl.priority, e.wl.created)),
+    # fair_sharing_iterator.go entryComparer.less: the tournament by priority and age alone
+    "fair-tournament-ignores-drs": lambda: _patched(fairshare.FairSharingIterator, "_less", _less_without_drs),
+    # preemption.go fairPreemptions: the second strategy (rule S2-b, LessThanInitialShare) left out
+    "fair-second-strategy-skipped": lambda: _patched(fairpreempt, "_second_strategy", lambda ctx, retry, targets, key: (False, targets)),
+    # FairSharingPreemptWithinNominal: a preemptor within nominal held to the shares like any other
+    "fair-within-nominal-not-owed": lambda: _patched(fairpreempt, "_within_nominal", lambda ctx: False),
+    # fair_sharing.go PreciseWeightedShare: spec.fairSharing.weight ignored (every node weight 1)
+    "fair-weight-ignored": lambda: _patched(fairshare.DRS, "share", lambda self: self.ratio),
 }
 
 

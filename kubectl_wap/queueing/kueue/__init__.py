@@ -8,6 +8,9 @@ version), one module per concern:
 - flavors.py: flavor assignment (pkg/scheduler/flavorassigner/flavorassigner.go).
 - preemption.py: classical preemption within the ClusterQueue and reclaim within the cohort
   (pkg/scheduler/preemption/preemption.go, classical/).
+- fairshare.py: fair sharing's dominant resource share and the tournament order of a cycle's
+  entries (pkg/cache/scheduler/fair_sharing.go, pkg/scheduler/fair_sharing_iterator.go).
+- fairpreempt.py: fair sharing preemption (preemption.go fairPreemptions, preemption/fairsharing/).
 - config.py: what of Kueue's own Configuration (--kueue-config) changes admission: fair sharing,
   admission fair sharing, waitForPodsReady and its blockAdmission.
 - admissionchecks.py: admission checks: which ClusterQueues they make inactive, which apply to a
@@ -15,9 +18,9 @@ version), one module per concern:
 - cycle.py: one scheduling cycle (pkg/scheduler/scheduler.go Scheduler.schedule): the heads of the
   ClusterQueues, nomination, the entry order, admission and preemption issuing.
 
-Not modelled yet (refused with one line where the input needs it, never answered wrongly): fair
-sharing and admission fair sharing, topology-aware scheduling, partial admission, what an
-admission check's controller does (the nodes a ProvisioningRequest provisions), elastic workload
-slices, waitForPodsReady.blockAdmission (waitForPodsReady's timeout is not played), MultiKueue,
-DRA resources in Kueue.
+Not modelled yet (refused with one line where the input needs it, never answered wrongly):
+admission fair sharing, topology-aware scheduling, partial admission, what an admission check's
+controller does (the nodes a ProvisioningRequest provisions), elastic workload slices,
+waitForPodsReady.blockAdmission (waitForPodsReady's timeout is not played), MultiKueue, DRA
+resources in Kueue.
 """

@@ -11,6 +11,10 @@ older v1beta1 through configuration_conversion.go):
   stanza otherwise); blockAdmission defaults to waitForPodsReady.enable, i.e. true.
 - admission fair sharing also needs the AdmissionFairSharing feature gate (beta, on by default
   since v0.15); `featureGates: {AdmissionFairSharing: false}` in the file turns it off.
+- fairSharing.preemptionStrategies: v1beta1 defaults an empty list to the pair
+  [LessThanOrEqualToFinalShare, LessThanInitialShare] (configuration_conversion.go); v1beta2
+  requires it (pkg/config/validation.go validateFairSharing: one of the valid sets, or Kueue
+  does not start).
 
 Pure: the file is read (and the ConfigMap's embedded document parsed) by snapshot/io."""
 
@@ -21,6 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_wap.errors import UserError
+from kubectl_wap.queueing.kueue.objects import (
+    DEFAULT_FAIR_STRATEGIES,
+    LESS_THAN_INITIAL_SHARE,
+    LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+)
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 CONFIGMAP_KEY = "controller_manager_config.yaml"
@@ -37,9 +46,27 @@ class KueueConfig:
     admission_fair_sharing: bool = False
     wait_for_pods_ready: bool = False
     block_admission: bool = False
+    fair_strategies: tuple[str, ...] = DEFAULT_FAIR_STRATEGIES
 
 
 DEFAULTS = KueueConfig()
+# pkg/config/validation.go validStrategySets
+_VALID_STRATEGIES = ((LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,), (LESS_THAN_INITIAL_SHARE,),
+                     (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE))
+
+
+def _strategies(fs: Mapping[str, Any], v1beta1: bool, what: str) -> tuple[str, ...]:
+    raw = fs.get("preemptionStrategies")
+    if raw is None or raw == []:
+        if v1beta1:
+            return DEFAULT_FAIR_STRATEGIES
+        raise UserError(f"{what}: fairSharing.preemptionStrategies must be specified (Kueue v0.17.0 refuses to start "
+                        f"without it in {_VERSIONS[0]}); e.g. [{', '.join(DEFAULT_FAIR_STRATEGIES)}]")
+    got = tuple(str(s) for s in raw) if isinstance(raw, list) else ()
+    if got not in _VALID_STRATEGIES:
+        valid = "; ".join(",".join(v) for v in _VALID_STRATEGIES)
+        raise UserError(f"{what}: fairSharing.preemptionStrategies {raw!r} is not one Kueue accepts ({valid})")
+    return got
 
 
 def embedded_configuration(doc: Any, what: str) -> str | None:
@@ -95,12 +122,14 @@ def kueue_config(doc: Any, what: str) -> KueueConfig:
     # v1beta1 defaults.go: BlockAdmission defaults to Enable; v1beta2 defaults.go: to false.
     block = wait and wfpr is not None and _flag(wfpr, "blockAdmission", v1beta1, what + ": waitForPodsReady")
     afs_on = afs is not None and _flag(gates, "AdmissionFairSharing", True, what + ": featureGates")
-    return KueueConfig(read=True, fair_sharing=fair, admission_fair_sharing=afs_on, wait_for_pods_ready=wait, block_admission=block)
+    strategies = _strategies(fs, v1beta1, what) if fair and fs is not None else DEFAULT_FAIR_STRATEGIES
+    return KueueConfig(read=True, fair_sharing=fair, admission_fair_sharing=afs_on, wait_for_pods_ready=wait,
+                       block_admission=block, fair_strategies=strategies)
 
 
 def not_modelled(cfg: KueueConfig) -> str | None:
-    """Why the model cannot answer under `cfg`, in a clause; None when it can. Fair sharing is refused
-    by objects.py (per ClusterQueue, fair_sharing=True); blockAdmission is refused here: the next
+    """Why the model cannot answer under `cfg`, in a clause; None when it can. Admission fair sharing
+    is refused by objects.py (per ClusterQueue that uses it); blockAdmission is refused here: the next
     cycle admits nothing while an admitted Workload's pods are not ready, which the model does not
     track (cmd/kueue/main.go blockForPodsReady; pkg/scheduler/scheduler.go Scheduler.schedule waits
     on PodsReadyForAllAdmittedWorkloads)."""

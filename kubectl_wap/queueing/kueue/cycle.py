@@ -1,13 +1,17 @@
 """One Kueue scheduling cycle: sigs.k8s.io/kueue v0.17.0 pkg/scheduler/scheduler.go
-Scheduler.schedule, without fair sharing (classicalIterator).
+Scheduler.schedule, classical or with fair sharing (Configuration fairSharing).
 
 1. The heads: each active ClusterQueue's first pending Workload (pkg/cache/queue
    cluster_queue.go baseCompareFunc: higher priority, then older creation, then UID).
 2. A snapshot of the quota tree (quota.Snapshot).
 3. Nomination (Scheduler.nominate, getInitialAssignments): the namespace selector, flavor
    assignment, and for an assignment that needs preemption the targets (preemption.get_targets).
-4. The order (makeClassicalIterator): entries that borrow less first, then higher priority,
-   then older.
+4. The order (makeIterator): without fair sharing (makeClassicalIterator) entries that borrow
+   less first, then higher priority, then older; with it (makeFairSharingIterator,
+   fairshare.FairSharingIterator) a tournament through each cohort tree by dominant resource
+   share after admission, recomputed before each entry. Fair sharing also changes whom
+   preemption picks (fairpreempt.fair_targets) and lets reclaimWithinCohort preempt while
+   borrowing (flavors canPreemptWhileBorrowing).
 5. Admission in that order: an entry whose targets overlap an earlier entry's is skipped, one that
    no longer fits after the earlier ones is skipped; one that needs preemption issues it (and holds
    its quota in the snapshot for the rest of the cycle) and is not admitted in this cycle; one that
@@ -22,13 +26,15 @@ blockAdmission, LimitRanges, workload slices, partial admission.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from kubectl_wap.queueing.kueue.admissionchecks import FAILED_CHECKS_MESSAGE, active_cluster_queues, failed_checks
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT, Assignment, Possibility, assign_flavors
 from kubectl_wap.queueing.kueue.objects import ANY, FlavorResource, KueueObjects, Workload
-from kubectl_wap.queueing.kueue.preemption import Target, get_targets, simulate_preemption
+from kubectl_wap.queueing.kueue.fairpreempt import fair_targets
+from kubectl_wap.queueing.kueue.fairshare import FairSharingIterator, Standing
+from kubectl_wap.queueing.kueue.preemption import Target, TargetFinder, get_targets, simulate_preemption
 from kubectl_wap.queueing.kueue.quota import Node, Snapshot, add_usage, cq_available
 
 # Outcomes of one head in one cycle.
@@ -50,6 +56,8 @@ class Decision:
     assignment: Assignment | None
     targets: tuple[Target, ...]
     message: str  # Kueue's own message (the QuotaReserved=False condition's), when not admitted
+    # With fair sharing on: its ClusterQueue's share after admission when the tournament picked it
+    standing: Standing | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +143,19 @@ def _to_reserve(a: Assignment, node: Node) -> dict[FlavorResource, int]:
     return out
 
 
+def _target_finder(objs: KueueObjects) -> TargetFinder:
+    """Preemptor.getTargets: fairPreemptions with fair sharing on, classicalPreemptions otherwise."""
+    if not objs.fair_sharing:
+        return get_targets
+    strategies = objs.fair_strategies
+
+    def find(snap: Snapshot, wl: Workload, node: Node, frs: set[FlavorResource],
+             requests: dict[FlavorResource, int], now: float) -> list[Target]:
+        return fair_targets(snap, wl, node, frs, requests, now, strategies)
+
+    return find
+
+
 def _nominate(snap: Snapshot, objs: KueueObjects, wl: Workload, cq_name: str, now: float) -> _Entry:
     node = snap.cluster_queues[cq_name]
     spec = node.spec
@@ -146,13 +167,15 @@ def _nominate(snap: Snapshot, objs: KueueObjects, wl: Workload, cq_name: str, no
         unknown = "" if wl.namespace in objs.namespaces else f" (Namespace {wl.namespace} is not in the input: its labels are unknown)"
         return _Entry(wl, cq_name, None, [], "Workload namespace doesn't match ClusterQueue selector" + unknown)
 
-    def oracle(fr: FlavorResource, q: int) -> tuple[Possibility, int]:
-        return simulate_preemption(snap, wl, node, fr, q, now)
+    find = _target_finder(objs)
 
-    a = assign_flavors(wl, node, objs.flavors, oracle)
+    def oracle(fr: FlavorResource, q: int) -> tuple[Possibility, int]:
+        return simulate_preemption(snap, wl, node, fr, q, now, find)
+
+    a = assign_flavors(wl, node, objs.flavors, oracle, objs.fair_sharing)
     targets: list[Target] = []
     if a.mode == PREEMPT:
-        targets = get_targets(snap, wl, node, a.needs_preemption(), a.total_requests(), now)
+        targets = find(snap, wl, node, a.needs_preemption(), a.total_requests(), now)
     return _Entry(wl, cq_name, a, targets, a.message())
 
 
@@ -165,12 +188,18 @@ def schedule_cycle(objs: KueueObjects, now: float) -> CycleResult:
     for wl, cq in head_list:
         e = _nominate(snap, objs, wl, cq, now)
         (entries if e.assignment is not None else inadmissible).append(e)
-    # makeClassicalIterator; Python's sort is stable where Go's is not: ties need equal borrowing,
-    # priority and creation time, which upstream leaves to its sort's whim.
-    entries.sort(key=_entry_key)
     decisions: list[Decision] = []
     preempted: dict[str, Workload] = {}
-    for e in entries:
+    fair: FairSharingIterator[_Entry] | None = None
+    if objs.fair_sharing:
+        fair = FairSharingIterator(snap.cluster_queues, {e.cq: e for e in entries}, lambda e: e.wl,
+                                   lambda e: e.assignment.usage if e.assignment else {})
+        ordered: Iterable[_Entry] = fair
+    else:
+        # makeClassicalIterator; Python's sort is stable where Go's is not: ties need equal
+        # borrowing, priority and creation time, which upstream leaves to its sort's whim.
+        ordered = sorted(entries, key=_entry_key)
+    for e in ordered:
         a = e.assignment
         assert a is not None
         node = snap.cluster_queues[e.cq]
@@ -203,6 +232,8 @@ def schedule_cycle(objs: KueueObjects, now: float) -> CycleResult:
             continue
         assert mode == FIT
         decisions.append(Decision(e.wl, e.cq, ADMITTED, a, (), ""))
+    if fair is not None:
+        decisions = [replace(d, standing=fair.standing.get(d.workload.key)) for d in decisions]
     for e in inadmissible:
         decisions.append(Decision(e.wl, e.cq, INADMISSIBLE, None, (), e.message))
     return CycleResult(tuple(decisions), tuple(rest))

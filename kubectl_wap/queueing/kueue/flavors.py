@@ -18,6 +18,7 @@ from enum import IntEnum
 
 from kubectl_wap.quantity import format_amount
 from kubectl_wap.queueing.kueue.objects import (
+    NEVER,
     PREEMPTION_OVER_BORROWING,
     TRY_NEXT_FLAVOR,
     ClusterQueue,
@@ -163,7 +164,7 @@ def _should_try_next(mode: tuple[Possibility, int], cq: ClusterQueue) -> bool:
 
 
 def _fits_quota(node: Node, fr: FlavorResource, assumed: int, request: int,
-                oracle: PreemptionOracle) -> tuple[Possibility, int, str | None]:
+                oracle: PreemptionOracle, fair_sharing: bool) -> tuple[Possibility, int, str | None]:
     """flavorassigner.go fitsResourceQuota."""
     cq = node.spec
     assert cq is not None
@@ -180,8 +181,9 @@ def _fits_quota(node: Node, fr: FlavorResource, assumed: int, request: int,
     if val <= avail:
         return Possibility.FIT, borrow, None
     reason = f"insufficient unused quota for {res} in flavor {flavor}, {format_amount(res, val - avail)} more needed"
-    # canPreemptWhileBorrowing (fair sharing, its second half, is refused at input).
-    can_preempt_while_borrowing = cq.preemption.borrow_within_cohort != "Never"
+    # canPreemptWhileBorrowing: borrowWithinCohort, or fair sharing with reclaimWithinCohort.
+    can_preempt_while_borrowing = (cq.preemption.borrow_within_cohort != NEVER
+                                   or (fair_sharing and cq.preemption.reclaim_within_cohort != NEVER))
     if val <= node.nominal(fr) or may_reclaim or can_preempt_while_borrowing:
         possibility, borrow_after = oracle(fr, val)
         return possibility, borrow_after, reason
@@ -189,7 +191,7 @@ def _fits_quota(node: Node, fr: FlavorResource, assumed: int, request: int,
 
 
 def assign_flavors(wl: Workload, node: Node, flavors: Mapping[str, ResourceFlavor],
-                   oracle: PreemptionOracle) -> Assignment:
+                   oracle: PreemptionOracle, fair_sharing: bool = False) -> Assignment:
     """FlavorAssigner.assignFlavors for the whole Workload (no partial admission counts)."""
     cq = node.spec
     assert cq is not None
@@ -216,7 +218,7 @@ def assign_flavors(wl: Workload, node: Node, flavors: Mapping[str, ResourceFlavo
                 reasons = [f"resource {res} unavailable in ClusterQueue"]
                 chosen, failed = {}, True
                 break
-            got, status = _find_flavor(ps, requests, rg, node, flavors, usage, oracle)
+            got, status = _find_flavor(ps, requests, rg, node, flavors, usage, oracle, fair_sharing)
             if not got:
                 reasons = list(status)
                 chosen, failed = {}, True
@@ -235,7 +237,7 @@ def assign_flavors(wl: Workload, node: Node, flavors: Mapping[str, ResourceFlavo
 
 def _find_flavor(ps: PodSet, requests: Mapping[str, int], rg: ResourceGroup, node: Node,
                  flavors: Mapping[str, ResourceFlavor], assignment_usage: Mapping[FlavorResource, int],
-                 oracle: PreemptionOracle) -> tuple[dict[str, FlavorChoice], list[str]]:
+                 oracle: PreemptionOracle, fair_sharing: bool) -> tuple[dict[str, FlavorChoice], list[str]]:
     """findFlavorForPodSets for one podset and the resource group of one of its resources: the
     flavor for all the group's resources, and the reasons when it does not simply fit."""
     cq = node.spec
@@ -254,7 +256,7 @@ def _find_flavor(ps: PodSet, requests: Mapping[str, int], rg: ResourceGroup, nod
         rep: tuple[Possibility, int] = (Possibility.FIT, 0)
         for res, val in group_requests.items():
             fr = (fname, res)
-            possibility, borrow, reason = _fits_quota(node, fr, assignment_usage.get(fr, 0), val, oracle)
+            possibility, borrow, reason = _fits_quota(node, fr, assignment_usage.get(fr, 0), val, oracle, fair_sharing)
             if reason is not None:
                 status.append(reason)
             mode = (possibility, borrow)

@@ -31,6 +31,11 @@ MAY_STOP_SEARCH = "MayStopSearch"
 BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
 PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 DEFAULT_PRIORITY = 0  # pkg/constants DefaultPriority: a Workload without spec.priority
+# Fair sharing preemption strategies (config v1beta2 PreemptionStrategy): KEP-1714 rules S2-a, S2-b.
+LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
+LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
+# preemption.go parseStrategies: the strategies when the Configuration names none.
+DEFAULT_FAIR_STRATEGIES = (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE)
 
 
 class KueueInputError(UserError):
@@ -114,6 +119,7 @@ class ClusterQueue:
     # None: upstream's nil selector, which matches no namespace (LabelSelectorAsSelector(nil)).
     namespace_selector: LabelSelector | None
     stopped: bool
+    fair_weight: float = 1.0  # spec.fairSharing.weight (default 1): only read with fair sharing on
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,7 @@ class Cohort:
     name: str
     parent: str | None
     quotas: tuple[tuple[FlavorResource, ResourceQuota], ...]
+    fair_weight: float = 1.0  # spec.fairSharing.weight (default 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +211,7 @@ class KueueObjects:
     workloads: tuple[Workload, ...]
     namespaces: Mapping[str, Mapping[str, str]]  # name -> labels, of the Namespaces in the input
     fair_sharing: bool = False
+    fair_strategies: tuple[str, ...] = DEFAULT_FAIR_STRATEGIES
 
 
 # ---- reading the JSON form ----------------------------------------------------------------------
@@ -275,7 +283,7 @@ def read_flavor(obj: Mapping[str, Any]) -> ResourceFlavor:
         _tolerations(spec.get("tolerations")))
 
 
-def read_cluster_queue(obj: Mapping[str, Any], fair_sharing: bool) -> ClusterQueue:
+def read_cluster_queue(obj: Mapping[str, Any]) -> ClusterQueue:
     spec = obj.get("spec") or {}
     where = _where("ClusterQueue", obj)
     if spec.get("admissionChecks"):
@@ -283,8 +291,6 @@ def read_cluster_queue(obj: Mapping[str, Any], fair_sharing: bool) -> ClusterQue
         # admissionChecksStrategy (apis/kueue/v1beta1 clusterqueue_conversion.go).
         raise KueueInputError(f"{where}: spec.admissionChecks is v1beta1's field; v1beta2 names the checks under "
                               "spec.admissionChecksStrategy.admissionChecks[].name")
-    if fair_sharing:
-        raise KueueNotModelled(f"{where}: Kueue's fair sharing is on; fair sharing is not modelled yet")
     if (spec.get("admissionScope") or {}).get("admissionMode") == "UsageBasedAdmissionFairSharing":
         raise KueueNotModelled(f"{where}: admission fair sharing is not modelled yet")
     rgs, quotas = _quotas(spec.get("resourceGroups") or (), where)
@@ -306,16 +312,31 @@ def read_cluster_queue(obj: Mapping[str, Any], fair_sharing: bool) -> ClusterQue
         admission_checks=_check_rules(spec, rgs),
         namespace_selector=_selector(spec.get("namespaceSelector")),
         stopped=str(spec.get("stopPolicy") or "None") != "None",
+        fair_weight=_fair_weight(spec, where),
     )
 
 
-def read_cohort(obj: Mapping[str, Any], fair_sharing: bool) -> Cohort:
+def read_cohort(obj: Mapping[str, Any]) -> Cohort:
     spec = obj.get("spec") or {}
     where = _where("Cohort", obj)
-    if fair_sharing:
-        raise KueueNotModelled(f"{where}: Kueue's fair sharing is on; fair sharing is not modelled yet")
     _, quotas = _quotas(spec.get("resourceGroups") or (), where)
-    return Cohort(str(obj["metadata"]["name"]), str(spec["parentName"]) if spec.get("parentName") else None, quotas)
+    return Cohort(str(obj["metadata"]["name"]), str(spec["parentName"]) if spec.get("parentName") else None, quotas,
+                  _fair_weight(spec, where))
+
+
+def _fair_weight(spec: Mapping[str, Any], where: str) -> float:
+    """fair_sharing.go parseFairWeight: spec.fairSharing.weight, a Quantity (AsFloat64Slow), 1 when
+    absent. Read whatever the configuration says: it only matters with fair sharing on."""
+    weight = (spec.get("fairSharing") or {}).get("weight")
+    if weight is None:
+        return 1.0
+    try:
+        value = parse_quantity(weight)
+    except QuantityError as e:
+        raise KueueInputError(f"{where}: spec.fairSharing.weight: {e}") from None
+    if value < 0:
+        raise KueueInputError(f"{where}: spec.fairSharing.weight must not be negative (the CRD refuses {weight})")
+    return float(value)
 
 
 def read_local_queue(obj: Mapping[str, Any]) -> LocalQueue:
@@ -440,18 +461,20 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str] | None:
 def read_objects(case: Mapping[str, Any]) -> KueueObjects:
     """The objects of one case or snapshot section: lists under resourceFlavors, clusterQueues,
     cohorts, localQueues, workloads, namespaces; fairSharing (bool) says whether Kueue's
-    configuration enables fair sharing."""
+    configuration enables fair sharing, fairSharingStrategies (optional) its preemptionStrategies."""
     fair = bool(case.get("fairSharing"))
+    strategies = tuple(str(s) for s in case.get("fairSharingStrategies") or ()) or DEFAULT_FAIR_STRATEGIES
     flavors = {f.name: f for f in _each(case, "resourceFlavors", "ResourceFlavor", read_flavor)}
-    cqs = {c.name: c for c in _each(case, "clusterQueues", "ClusterQueue", lambda o: read_cluster_queue(o, fair))}
-    cohorts = {c.name: c for c in _each(case, "cohorts", "Cohort", lambda o: read_cohort(o, fair))}
+    cqs = {c.name: c for c in _each(case, "clusterQueues", "ClusterQueue", read_cluster_queue)}
+    cohorts = {c.name: c for c in _each(case, "cohorts", "Cohort", read_cohort)}
     lqs = {f"{q.namespace}/{q.name}": q for q in _each(case, "localQueues", "LocalQueue", read_local_queue)}
     checks = {c.name: c for c in _each(case, "admissionChecks", "AdmissionCheck", read_admission_check)}
     cqs = {n: replace(c, admission_checks=tuple(replace(r, check=checks.get(r.name)) for r in c.admission_checks))
            for n, c in cqs.items()}
     namespaces = {n[0]: n[1] for n in _each(case, "namespaces", "Namespace",
                                              lambda o: (str(o["metadata"]["name"]), dict(o["metadata"].get("labels") or {})))}
-    return KueueObjects(flavors, cqs, cohorts, lqs, tuple(_each(case, "workloads", "Workload", read_workload)), namespaces, fair)
+    return KueueObjects(flavors, cqs, cohorts, lqs, tuple(_each(case, "workloads", "Workload", read_workload)), namespaces, fair,
+                        strategies)
 
 
 def _each(case: Mapping[str, Any], key: str, kind: str, read: Any) -> list[Any]:
@@ -475,13 +498,15 @@ _KIND_KEYS = {"ResourceFlavor": "resourceFlavors", "ClusterQueue": "clusterQueue
               "AdmissionCheck": "admissionChecks"}
 
 
-def objects_from_items(items: Sequence[Any], fair_sharing: bool = False) -> KueueObjects | None:
+def objects_from_items(items: Sequence[Any], fair_sharing: bool = False,
+                       fair_strategies: Sequence[str] = ()) -> KueueObjects | None:
     """The Kueue objects among a dump's items (kueue.x-k8s.io/v1beta2, the storage version), with
     the Namespaces' labels; None when there is none (not a Kueue cluster). Topologies are read
     only through what refers to them (a flavor's topologyName), which is refused."""
     case: dict[str, Any] = {key: [] for key in _KIND_KEYS.values()}
     case["namespaces"] = []
     case["fairSharing"] = fair_sharing
+    case["fairSharingStrategies"] = list(fair_strategies)
     found = False
     for o in items:
         if not isinstance(o, Mapping):

@@ -5,13 +5,12 @@ borrowWithinCohort). Mirrors sigs.k8s.io/kueue v0.17.0 pkg/scheduler/preemption/
 (NewCandidateIterator, candidateIsValid), classical/hierarchical_preemption.go
 (classifyPreemptionVariant, collectCandidatesForHierarchicalReclaim), common/ordering.go
 (CandidatesOrdering), common/preemption_policy.go (SatisfiesPreemptionPolicy) and
-preemption_oracle.go (SimulatePreemption). Fair-sharing preemption is not modelled (refused at
-input).
+preemption_oracle.go (SimulatePreemption). Fair-sharing preemption is fairpreempt.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cmp_to_key
 
@@ -250,11 +249,15 @@ def _fill_back(ctx: _Ctx, targets: list[_Candidate], allow_borrowing: bool) -> l
     return targets
 
 
+TargetFinder = Callable[[Snapshot, Workload, Node, set[FlavorResource], dict[FlavorResource, int], float], list[Target]]
+
+
 def simulate_preemption(snap: Snapshot, preemptor: Workload, cq: Node, fr: FlavorResource,
-                        quantity: int, now: float) -> tuple[Possibility, int]:
+                        quantity: int, now: float, find: TargetFinder | None = None) -> tuple[Possibility, int]:
     """preemption_oracle.go PreemptionOracle.SimulatePreemption: can preemption make room for
-    `quantity` of fr, and by whom (own ClusterQueue: Preempt; only others: Reclaim)."""
-    targets = get_targets(snap, preemptor, cq, {fr}, {fr: quantity}, now)
+    `quantity` of fr, and by whom (own ClusterQueue: Preempt; only others: Reclaim). `find` is
+    Preemptor.getTargets' choice: classical (get_targets) or fair sharing's."""
+    targets = (find or get_targets)(snap, preemptor, cq, {fr}, {fr: quantity}, now)
     if not targets:
         borrow, _ = lowest_subtree_that_fits(cq, fr, quantity)
         return Possibility.NO_CANDIDATES, borrow

@@ -35,6 +35,7 @@ class Node:
     child_cohorts: list[Node] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    weight: float = 1.0  # spec.fairSharing.weight (fair_sharing.go fairWeight)
     # ClusterQueues only:
     spec: ClusterQueue | None = None
     workloads: dict[str, Workload] = field(default_factory=dict)
@@ -172,7 +173,7 @@ class Snapshot:
         self.cluster_queues: dict[str, Node] = {}
         self.cohorts: dict[str, Node] = {}
         for c in objs.cohorts.values():
-            self.cohorts[c.name] = Node(c.name, False, dict(c.quotas))
+            self.cohorts[c.name] = Node(c.name, False, dict(c.quotas), weight=c.fair_weight)
         for c in objs.cohorts.values():
             if c.parent:
                 parent = self._cohort(c.parent)
@@ -180,7 +181,7 @@ class Snapshot:
                 node.parent = parent
                 parent.child_cohorts.append(node)
         for cq in objs.cluster_queues.values():
-            node = Node(cq.name, True, dict(cq.quotas), spec=cq)
+            node = Node(cq.name, True, dict(cq.quotas), spec=cq, weight=cq.fair_weight)
             self.cluster_queues[cq.name] = node
             if cq.cohort:
                 parent = self._cohort(cq.cohort)

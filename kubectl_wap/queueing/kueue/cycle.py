@@ -20,8 +20,8 @@ Scheduler.schedule, classical or with fair sharing (Configuration fairSharing).
 
 UPSTREAM-DIFF: one cycle. Kueue repeats cycles; a Workload that preempts is admitted in a later
 cycle, once its targets are gone. We say "admitted after evicting ..." for that, as Kueue's own
-events do. Admission checks: see admissionchecks.py. Not modelled: second-pass (TAS) entries, waitForPodsReady's
-blockAdmission, LimitRanges, workload slices, partial admission.
+events do. Admission checks: admissionchecks.py. Not modelled: second-pass (TAS) entries,
+waitForPodsReady's blockAdmission, LimitRanges, workload slices, partial admission.
 """
 
 from __future__ import annotations

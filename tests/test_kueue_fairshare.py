@@ -238,7 +238,9 @@ def _two_queues(weight: str) -> dict[str, Any]:
 
 
 def _admitted(*pairs: tuple[str, str]) -> dict[str, Any]:
-    return {"admitted": {f"{NS_ALPHA}/{w}": {"clusterQueue": q, "podSets": {"one": {"cpu": "on-demand"}}} for w, q in pairs},
+    # no admission checks: each is Admitted with its quota reservation
+    return {"admitted": {f"{NS_ALPHA}/{w}": {"clusterQueue": q, "podSets": {"one": {"cpu": "on-demand"}}, "checks": [],
+                                             "admittedCondition": True} for w, q in pairs},
             "preempted": {}}
 
 

@@ -37,7 +37,7 @@ def _run(args: list[str], code: int = 0):  # type: ignore[no-untyped-def]
 
 
 def _extra_kueue_objects() -> list[dict]:
-    """A Topology and an AdmissionCheck (names and state only) and a Cohort: captured, not used."""
+    """A Topology, an AdmissionCheck (no ClusterQueue names it) and a Cohort: captured, not used."""
     api = "kueue.x-k8s.io/v1beta2"
     return [
         {"apiVersion": api, "kind": "Topology", "metadata": {"name": "dc"}, "spec": {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}},
@@ -64,7 +64,9 @@ def test_live_capture_lists_kueue_objects_read_only(tmp_path: Path) -> None:
     assert {c["type"] for c in wl["status"]["conditions"]} == {"QuotaReserved", "Admitted"}
     assert wl["metadata"]["ownerReferences"] == [{"kind": "Job", "name": "train-7", "controller": True}]
     ac = next(o for o in items if o["kind"] == "AdmissionCheck")
-    assert "spec" not in ac and ac["status"] == {"conditions": [{"type": "Active", "status": "True"}]}
+    # what Kueue's cache keeps of it (admissionchecks.py): its controller and Active state; not its parameters
+    assert ac["spec"] == {"controllerName": "kueue.x-k8s.io/provisioning-request"}
+    assert ac["status"] == {"conditions": [{"type": "Active", "status": "True"}]}
 
 
 def test_no_kueue_api_no_kueue_request_beyond_discovery_and_no_warning(tmp_path: Path) -> None:

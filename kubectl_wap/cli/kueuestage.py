@@ -18,6 +18,9 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_ADMITTED_AFTER_EVICTIONS,
     STAGE_NOT_ADMITTED,
     STAGE_NOT_MANAGED,
+    STAGE_RESERVED,
+    STAGE_RESERVED_AFTER_EVICTIONS,
+    EVICTS,
     kueue_stage,
 )
 from kubectl_wap.queueing.kueue.jobs import JOBSET_API, PRIORITY_CLASS_LABEL, QUEUE_LABEL, job_priority, workload_for_job
@@ -29,7 +32,7 @@ from kubectl_wap.queueing.kueue.objects import (
     objects_from_items,
     workload_priority_classes,
 )
-from kubectl_wap.report.kueue import kueue_json, kueue_line
+from kubectl_wap.report.kueue import check_note, kueue_json, kueue_line
 from kubectl_wap.snapshot.io.files import load_items
 
 
@@ -114,6 +117,10 @@ def kueue_section(manifest: str, items: Sequence[Any], forbidden: Sequence[str] 
     notes = []
     if stage.outcome == STAGE_NOT_ADMITTED:
         notes.append("The Job stays suspended: no pod is created. Below: what kube-scheduler would do if its pods existed.")
+    elif stage.outcome in (STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS):
+        notes.append("The Job stays suspended until its admission checks are Ready (Kueue then admits it). Below: what "
+                     "kube-scheduler would do with its pods then.")
+        notes.extend(f"Admission check {r.name}: {check_note(r)}" for r in stage.checks)
     elif stage.outcome not in (STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_NOT_MANAGED):
         notes.append("Below: what kube-scheduler would do once Kueue admits it.")
     if stage.workload is not None and stage.workload.pod_sets:
@@ -185,7 +192,7 @@ def apply_evictions(snap: Snapshot, section: dict[str, Any]) -> Snapshot:
     and names evicted Workloads whose pods cannot be found (an owner kind without a selector)."""
     from ..queueing.kueue.evicted import matched_kind, owned_pods
 
-    if section.get("outcome") != STAGE_ADMITTED_AFTER_EVICTIONS:
+    if section.get("outcome") not in EVICTS:
         return snap
     gone: set[int] = set()
     unmatched: list[str] = []

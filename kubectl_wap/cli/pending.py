@@ -132,7 +132,7 @@ def _pending_state(src: Source, color: Color, kueue: list[Any] | None = None) ->
 
 def _kueue_objects(raw: list[Any], snap: Any, config: Any) -> Any:
     """The cluster's Kueue objects for pending's Workload rows, or None (no Kueue object). One
-    that needs what the model does not read (fair sharing, admission checks, ...; `config`:
+    that needs what the model does not read (fair sharing, topology-aware scheduling, ...; `config`:
     Kueue's Configuration) or a forbidden Kueue list becomes a warning: the pods' rows still stand."""
     from ..errors import UserError
     from ..queueing.kueue.objects import KUEUE_GROUP

@@ -9,6 +9,7 @@ that comes before the kube-scheduler part of a two-stage answer, e.g.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kubectl_wap.quantity import format_amount
@@ -18,8 +19,12 @@ from kubectl_wap.queueing.kueue.answer import (
     STAGE_NOT_ADMITTED,
     STAGE_NOT_MANAGED,
     STAGE_QUEUED,
+    STAGE_RESERVED,
+    STAGE_RESERVED_AFTER_EVICTIONS,
+    STAGE_WAITING_FOR_CHECKS,
     KueueStage,
 )
+from kubectl_wap.queueing.kueue.admissionchecks import check_state
 from kubectl_wap.queueing.kueue.cycle import NO_CANDIDATES
 from kubectl_wap.queueing.kueue.fairpreempt import IN_COHORT_FAIR_SHARING, FairTarget
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT
@@ -29,6 +34,7 @@ from kubectl_wap.queueing.kueue.preemption import (
     IN_COHORT_RECLAMATION,
     Target,
 )
+from kubectl_wap.queueing.kueue.objects import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, CheckRule
 
 # preemption.go HumanReadablePreemptionReasons
 REASON_WORDS = {
@@ -38,7 +44,8 @@ REASON_WORDS = {
     IN_COHORT_FAIR_SHARING: "fair sharing within the cohort",
 }
 _MODE_WORDS = {FIT: "fits", PREEMPT: "needs preemption", NO_FIT: "no fit"}
-NOT_MODELLED = ("admission fair sharing", "topology-aware scheduling", "admission checks", "partial admission",
+NOT_MODELLED = ("admission fair sharing", "topology-aware scheduling", "what an admission check's controller does "
+                "(the nodes a ProvisioningRequest provisions, MultiKueue's worker clusters)", "partial admission",
                 "more than one scheduling cycle")
 
 
@@ -72,8 +79,29 @@ def _flavors(stage: KueueStage) -> str:
     return "on flavors " + ", ".join(f"{r}: {'/'.join(sorted(fs))}" for r, fs in sorted(by_res.items()))
 
 
+def checks_words(stage: KueueStage) -> str:
+    """The admission checks a reservation waits for: 'prov (kueue.x-k8s.io/provisioning-request)'."""
+    return ", ".join(f"{r.name} ({r.check.controller if r.check else 'no such AdmissionCheck'})" for r in stage.checks)
+
+
+def _reserved_line(stage: KueueStage, when: str = "") -> str:
+    """kueue_line for a reservation that admission checks hold: the admitted words (flavors,
+    borrowing, evictions), with the quota reserved rather than admitted."""
+    as_admitted = replace(stage, outcome=STAGE_ADMITTED if stage.outcome == STAGE_RESERVED else STAGE_ADMITTED_AFTER_EVICTIONS)
+    rest = kueue_line(as_admitted).removeprefix("Kueue: admitted to ")
+    return (f"Kueue: quota reserved in {rest}{when}; admitted once its admission checks are Ready: "
+            f"{checks_words(stage)}")
+
+
 def kueue_line(stage: KueueStage) -> str:
     """One line (two when it evicts) for the Kueue stage."""
+    if stage.outcome in (STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS):
+        return _reserved_line(stage)
+    if stage.outcome == STAGE_WAITING_FOR_CHECKS and stage.workload is not None:
+        wl = stage.workload
+        states = ", ".join(f"{r.name} ({r.check.controller if r.check else 'no such AdmissionCheck'}): "
+                           f"{check_state(wl, r.name)}" for r in stage.checks)
+        return f"Kueue: quota reserved in ClusterQueue {stage.cluster_queue}; not admitted until its admission checks are Ready: {states}"
     if stage.outcome == STAGE_NOT_MANAGED:
         return f"Kueue: not managed ({stage.message}): kube-scheduler sees its pods directly"
     if stage.outcome == STAGE_QUEUED:
@@ -104,9 +132,12 @@ def kueue_line(stage: KueueStage) -> str:
 def kueue_hold_line(stage: KueueStage) -> str:
     """`pending`'s reason for a Workload Kueue has not admitted (its job suspended): what Kueue's
     next cycle does with it, in kueue_line's words."""
+    when = " in its next cycle (no quota reserved yet when the cluster was read)"
+    if stage.outcome == STAGE_RESERVED:
+        return _reserved_line(stage, when)
     line = kueue_line(stage)
     if stage.outcome == STAGE_ADMITTED:
-        line += " in its next cycle (no quota reserved yet when the cluster was read)"
+        line += when
     return line
 
 
@@ -120,6 +151,10 @@ def kueue_steps(stage: KueueStage) -> list[str]:
              + (f" (cohort {stage.cohort})" if stage.cohort else "") + "."]
     if stage.outcome == STAGE_QUEUED:
         steps.append(f"Not the head of its ClusterQueue: {stage.message} (higher priority or older).")
+        return steps
+    if stage.outcome == STAGE_WAITING_FOR_CHECKS:
+        steps.extend(f"Admission check {r.name} ({check_state(wl, r.name)}): {check_note(r)}" for r in stage.checks)
+        steps.append("Quota reserved earlier; not Admitted until its admission checks are Ready.")
         return steps
     d = stage.decision
     if d is None or d.assignment is None:
@@ -144,9 +179,30 @@ def kueue_steps(stage: KueueStage) -> list[str]:
             for t in d.targets) + ".")
     steps.append({STAGE_ADMITTED: "Admitted in this cycle (quota reserved).",
                   STAGE_ADMITTED_AFTER_EVICTIONS: "Admitted in a later cycle, once the evicted Workloads release their quota.",
+                  STAGE_RESERVED: "Quota reserved in this cycle (QuotaReserved); not Admitted until its admission checks are Ready.",
+                  STAGE_RESERVED_AFTER_EVICTIONS: "Quota reserved in a later cycle, once the evicted Workloads release their "
+                                                  "quota; not Admitted until its admission checks are Ready.",
                   STAGE_NOT_ADMITTED: f"Not admitted ({d.outcome}).",
                   }.get(stage.outcome, stage.outcome))
+    steps.extend(f"Admission check {r.name}: {check_note(r)}" for r in stage.checks)
     return steps
+
+
+def check_note(rule: CheckRule) -> str:
+    """What a check does before the Workload is Admitted, and what of it we do not see."""
+    controller = rule.check.controller if rule.check else ""
+    if controller == PROVISIONING_REQUEST_CONTROLLER:
+        # UPSTREAM-DIFF: Kueue's ProvisioningRequest controller (pkg/controller/admissionchecks/
+        # provisioning) asks the cluster autoscaler for nodes for the podsets and admits the
+        # Workload once they exist; its pods then go to those nodes. They are not in the cluster
+        # we read, so kube-scheduler's part is answered on today's nodes.
+        return ("Kueue's ProvisioningRequest controller asks the cluster autoscaler for nodes for the Workload's podsets "
+                "(a ProvisioningRequest) and the check turns Ready once they are provisioned; those nodes are not in the "
+                "cluster read, so kube-scheduler's part is answered on today's nodes.")
+    if controller == MULTIKUEUE_CONTROLLER:
+        return ("MultiKueue runs the Workload on a worker cluster (not modelled): kube-scheduler's part is answered on "
+                "this cluster, where the pods do not run.")
+    return f"its controller ({controller}) decides when it is Ready (not modelled)."
 
 
 def _fair_json(t: Target) -> dict[str, Any]:
@@ -175,6 +231,10 @@ def kueue_json(stage: KueueStage) -> dict[str, Any]:
         "borrowing": [{"flavor": f, "resource": r, "amount": q} for (f, r), q in stage.borrowing],
         "evictions": [],
         "queuedBehind": [w.key for w in stage.ahead],
+        "admissionChecks": [{"name": r.name, "controller": r.check.controller if r.check else None,
+                             "onFlavors": sorted(r.flavors),
+                             "state": check_state(stage.workload, r.name) if stage.workload else "Pending"}
+                            for r in stage.checks],
         "notModelled": list(NOT_MODELLED),
         "steps": kueue_steps(stage),
     }

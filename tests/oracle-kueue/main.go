@@ -54,6 +54,7 @@ type kueueCase struct {
 	Namespaces              []corev1.Namespace            `json:"namespaces"`
 	ResourceFlavors         []kueue.ResourceFlavor        `json:"resourceFlavors"`
 	Cohorts                 []kueue.Cohort                `json:"cohorts"`
+	AdmissionChecks         []kueue.AdmissionCheck        `json:"admissionChecks"`
 	ClusterQueues           []kueue.ClusterQueue          `json:"clusterQueues"`
 	LocalQueues             []kueue.LocalQueue            `json:"localQueues"`
 	WorkloadPriorityClasses []kueue.WorkloadPriorityClass `json:"workloadPriorityClasses"`
@@ -68,6 +69,10 @@ type admitted struct {
 	Workload     string                       `json:"workload"`
 	ClusterQueue string                       `json:"clusterQueue"`
 	PodSets      []map[string]json.RawMessage `json:"podSets"`
+	// The Admitted condition the scheduler set with the quota reservation (prepareWorkload), and
+	// the admission checks that apply to the Workload (workload.AdmissionChecksForWorkload).
+	AdmittedCondition bool     `json:"admittedCondition"`
+	Checks            []string `json:"checks"`
 }
 
 type preempted struct {
@@ -176,6 +181,9 @@ func run(c kueueCase) (*result, error) {
 	for i := range c.ResourceFlavors {
 		cqCache.AddOrUpdateResourceFlavor(log, &c.ResourceFlavors[i])
 	}
+	for i := range c.AdmissionChecks {
+		cqCache.AddOrUpdateAdmissionCheck(log, &c.AdmissionChecks[i])
+	}
 	for i := range c.ClusterQueues {
 		cq := &c.ClusterQueues[i]
 		if err := cqCache.AddClusterQueue(ctx, cq); err != nil {
@@ -210,7 +218,7 @@ func run(c kueueCase) (*result, error) {
 		cycles = 1
 	}
 	out := &result{}
-	inCache, err := cachedWorkloads(ctx, cqCache)
+	inCache, _, err := cachedWorkloads(ctx, cqCache)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +236,7 @@ func run(c kueueCase) (*result, error) {
 		wg.Wait()
 
 		cr := cycleResult{Admitted: []admitted{}, Preempted: []preempted{}}
-		nowCache, err := cachedWorkloads(ctx, cqCache)
+		nowCache, snap, err := cachedWorkloads(ctx, cqCache)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +244,7 @@ func run(c kueueCase) (*result, error) {
 			if _, before := inCache[key]; before {
 				continue
 			}
-			cr.Admitted = append(cr.Admitted, toAdmitted(key, wl))
+			cr.Admitted = append(cr.Admitted, toAdmitted(key, wl, snap))
 		}
 		nowEvicted, err := evictedWorkloads(ctx, cl)
 		if err != nil {
@@ -255,10 +263,10 @@ func run(c kueueCase) (*result, error) {
 	return out, nil
 }
 
-func cachedWorkloads(ctx context.Context, c *schdcache.Cache) (map[string]*kueue.Workload, error) {
+func cachedWorkloads(ctx context.Context, c *schdcache.Cache) (map[string]*kueue.Workload, *schdcache.Snapshot, error) {
 	snap, err := c.Snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]*kueue.Workload{}
 	for _, cq := range snap.ClusterQueues() {
@@ -266,7 +274,7 @@ func cachedWorkloads(ctx context.Context, c *schdcache.Cache) (map[string]*kueue
 			out[string(key)] = info.Obj
 		}
 	}
-	return out, nil
+	return out, snap, nil
 }
 
 func evictedWorkloads(ctx context.Context, cl client.Client) (map[string]string, error) {
@@ -291,12 +299,20 @@ func evictedWorkloads(ctx context.Context, cl client.Client) (map[string]string,
 	return out, nil
 }
 
-func toAdmitted(key string, wl *kueue.Workload) admitted {
-	a := admitted{Workload: key, PodSets: []map[string]json.RawMessage{}}
+func toAdmitted(key string, wl *kueue.Workload, snap *schdcache.Snapshot) admitted {
+	a := admitted{Workload: key, PodSets: []map[string]json.RawMessage{}, Checks: []string{},
+		AdmittedCondition: workload.IsAdmitted(wl)}
 	if wl.Status.Admission == nil {
 		return a
 	}
 	a.ClusterQueue = string(wl.Status.Admission.ClusterQueue)
+	if cq := snap.ClusterQueue(wl.Status.Admission.ClusterQueue); cq != nil {
+		checks := workload.AdmissionChecksForWorkload(logr.Discard(), wl, cq.AdmissionChecks, schdcache.AllFlavors(cq.ResourceGroups))
+		for name := range checks {
+			a.Checks = append(a.Checks, string(name))
+		}
+		sort.Strings(a.Checks)
+	}
 	for _, psa := range wl.Status.Admission.PodSetAssignments {
 		flavors := map[string]string{}
 		for res, f := range psa.Flavors {

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kubectl_wap.queueing.kueue.admissionchecks import admitted_with_reservation, checks_for_workload
 from kubectl_wap.queueing.kueue.cycle import ADMITTED, PREEMPTING, schedule_cycle
 from kubectl_wap.queueing.kueue.fairpreempt import KueuePanics
 from kubectl_wap.queueing.kueue.objects import read_objects
@@ -71,7 +72,9 @@ def oracle_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
     c = answer["cycles"][0]
     return {
         "admitted": {a["workload"]: {"clusterQueue": a["clusterQueue"],
-                                     "podSets": {p["name"]: p["flavors"] for p in a["podSets"]}} for a in c["admitted"]},
+                                     "podSets": {p["name"]: p["flavors"] for p in a["podSets"]},
+                                     "checks": a["checks"], "admittedCondition": a["admittedCondition"]}
+                     for a in c["admitted"]},
         "preempted": {p["workload"]: p["reason"] for p in c["preempted"]},
     }
 
@@ -86,9 +89,14 @@ def model_answer(case: Mapping[str, Any]) -> dict[str, Any]:
     preempted: dict[str, str] = {}
     for d in result.decisions:
         if d.outcome == ADMITTED and d.assignment is not None:
+            # the admission checks that apply once quota is reserved, and whether Admitted comes with it
+            checks = checks_for_workload(read_objects(case).cluster_queues[d.cluster_queue],
+                                         (c.flavor for ps in d.assignment.pod_sets for c in ps.flavors.values()))
             admitted[d.workload.key] = {
                 "clusterQueue": d.cluster_queue,
                 "podSets": {ps.name: {r: c.flavor for r, c in ps.flavors.items()} for ps in d.assignment.pod_sets},
+                "checks": sorted(r.name for r in checks),
+                "admittedCondition": admitted_with_reservation(d.workload, checks),
             }
         if d.outcome == PREEMPTING:
             for t in d.targets:

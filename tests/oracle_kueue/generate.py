@@ -174,7 +174,61 @@ def generate(seed: int) -> dict[str, Any]:
         })
     if fair:
         _fair_sharing(case, frng)
+    _admission_checks(case, random.Random(f"checks-{seed}"))
     return case
+
+
+CHECK_CONTROLLERS = ("kueue.x-k8s.io/provisioning-request", "kueue.x-k8s.io/provisioning-request", "example.com/approval",
+                     "kueue.x-k8s.io/multikueue")
+CHECK_STATES = ("Pending", "Ready", "Ready", "Retry", "Rejected")
+
+
+def _admission_checks(case: dict[str, Any], rng: random.Random) -> None:
+    """In about 40 % of the setups, AdmissionChecks (mostly Active, mostly ProvisioningRequest,
+    now and then MultiKueue) named by some ClusterQueues' admissionChecksStrategy, on every flavor
+    or onFlavors, now and then a check that does not exist; some pending Workloads carry check
+    states (a Retry or Rejected one keeps them from nomination), some admitted ones are not yet
+    Admitted. From a random stream of their own: the rest of a seed's setup is unchanged."""
+    if rng.random() >= 0.4:
+        return
+    checks = []
+    for i in range(rng.randint(1, 3)):
+        obj: dict[str, Any] = {"metadata": {"name": f"ac{i}"}, "spec": {"controllerName": rng.choice(CHECK_CONTROLLERS)}}
+        r = rng.random()
+        if r < 0.85:
+            obj["status"] = {"conditions": [{"type": "Active", "status": "True", "reason": "Active", "message": "",
+                                             "lastTransitionTime": _ts(1)}]}
+        elif r < 0.93:
+            obj["status"] = {"conditions": [{"type": "Active", "status": "False", "reason": "Inactive", "message": "",
+                                             "lastTransitionTime": _ts(1)}]}
+        checks.append(obj)
+    case["admissionChecks"] = checks
+    names = [c["metadata"]["name"] for c in checks] + (["missing"] if rng.random() < 0.15 else [])
+    rules_of: dict[str, list[str]] = {}
+    for cq in case["clusterQueues"]:
+        if rng.random() >= 0.6:
+            continue
+        flavors = [f["name"] for g in cq["spec"]["resourceGroups"] for f in g["flavors"]]
+        rules = []
+        for name in rng.sample(names, rng.randint(1, min(2, len(names)))):
+            rule: dict[str, Any] = {"name": name}
+            if rng.random() < 0.5:
+                rule["onFlavors"] = sorted(rng.sample(flavors, rng.randint(1, len(flavors))))
+            rules.append(rule)
+        cq["spec"]["admissionChecksStrategy"] = {"admissionChecks": rules}
+        rules_of[cq["metadata"]["name"]] = [r["name"] for r in rules]
+    lq_cq = {lq["metadata"]["name"]: lq["spec"]["clusterQueue"] for lq in case["localQueues"]}
+    for wl in case["workloads"]:
+        cq_checks = rules_of.get(lq_cq[wl["spec"]["queueName"]], [])
+        if not cq_checks:
+            continue
+        status = wl.setdefault("status", {})
+        if status.get("admission"):
+            if rng.random() < 0.5:  # quota reserved, checks not all Ready yet: not Admitted
+                status["conditions"] = [c for c in status["conditions"] if c["type"] != "Admitted"]
+        elif rng.random() < 0.3:
+            status["admissionChecks"] = [{"name": n, "state": rng.choice(CHECK_STATES), "message": "",
+                                          "lastTransitionTime": _ts(5)} for n in cq_checks if rng.random() < 0.8]
 
 
 def _fair_sharing(case: dict[str, Any], rng: random.Random) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
-from kubectl_wap.queueing.kueue import cycle, fairpreempt, fairshare, flavors, preemption, quota
+from kubectl_wap.queueing.kueue import admissionchecks, cycle, fairpreempt, fairshare, flavors, preemption, quota
 
+from . import driver
 from .driver import model_answer, oracle_answer, run
 from .generate import generate
 
@@ -49,7 +51,19 @@ _real_is_preferred = flavors._is_preferred
 _real_satisfies = preemption.satisfies_policy
 
 
+_real_inactive = admissionchecks.inactive_reasons
+
+
 MUTANTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
+    # clusterqueue.go updateWithAdmissionChecks: a missing or inactive check read as harmless
+    "inactive-checks-ignored": lambda: _patched(
+        admissionchecks, "inactive_reasons", lambda cq, fl: _real_inactive(replace(cq, admission_checks=()), fl)),
+    # Cache.Snapshot: an inactive ClusterQueue's Workloads kept as preemption candidates
+    "inactive-cluster-queue-candidates-kept": lambda: _patched(quota, "active_cluster_queues", lambda objs: set(objs.cluster_queues)),
+    # AdmissionChecksForWorkload: onFlavors ignored (every check applies)
+    "on-flavors-ignored": lambda: _patched(driver, "checks_for_workload", lambda cq, flavors: cq.admission_checks),
+    # Scheduler.nominate: a Retry/Rejected check does not keep the Workload from nomination
+    "failed-checks-ignored": lambda: _patched(cycle, "failed_checks", lambda wl: []),
     # flavorassigner.go isPreferred: borrowing level before preemption mode by default
     "fungibility-default-prefers-less-borrowing": lambda: _patched(
         flavors, "_is_preferred", lambda a, b, p: _real_is_preferred(a, b, "PreemptionOverBorrowing")),

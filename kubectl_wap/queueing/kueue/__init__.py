@@ -13,11 +13,14 @@ version), one module per concern:
 - fairpreempt.py: fair sharing preemption (preemption.go fairPreemptions, preemption/fairsharing/).
 - config.py: what of Kueue's own Configuration (--kueue-config) changes admission: fair sharing,
   admission fair sharing, waitForPodsReady and its blockAdmission.
+- admissionchecks.py: admission checks: which ClusterQueues they make inactive, which apply to a
+  Workload (it is Admitted once they are Ready), failed checks that block nomination.
 - cycle.py: one scheduling cycle (pkg/scheduler/scheduler.go Scheduler.schedule): the heads of the
   ClusterQueues, nomination, the entry order, admission and preemption issuing.
 
 Not modelled yet (refused with one line where the input needs it, never answered wrongly):
-admission fair sharing, topology-aware scheduling, admission checks, partial
-admission, elastic workload slices, waitForPodsReady.blockAdmission (waitForPodsReady's timeout is
-not played), MultiKueue, DRA resources in Kueue.
+admission fair sharing, topology-aware scheduling, partial admission, what an admission check's
+controller does (the nodes a ProvisioningRequest provisions), elastic workload slices,
+waitForPodsReady.blockAdmission (waitForPodsReady's timeout is not played), MultiKueue, DRA
+resources in Kueue.
 """

@@ -16,7 +16,14 @@ from kubectl_wap.queueing.kueue.cycle import (
     active_cluster_queues,
     schedule_cycle,
 )
-from kubectl_wap.queueing.kueue.objects import FlavorResource, KueueObjects, Workload
+from kubectl_wap.queueing.kueue.admissionchecks import (
+    admitted_with_reservation,
+    check_state,
+    checks_for_workload,
+    inactive_message,
+    inactive_reasons,
+)
+from kubectl_wap.queueing.kueue.objects import CheckRule, FlavorResource, KueueObjects, Workload
 from kubectl_wap.queueing.kueue.quota import Snapshot
 
 # KueueStage.outcome
@@ -26,6 +33,13 @@ STAGE_NOT_ADMITTED = "not-admitted"
 STAGE_QUEUED = "queued"  # not the head of its ClusterQueue in this cycle
 STAGE_NOT_MANAGED = "not-managed"  # no queue name: Kueue leaves the job alone
 STAGE_NO_QUEUE = "no-queue"  # its LocalQueue or ClusterQueue is missing, stopped or inactive
+# Quota reserved (QuotaReserved) but not Admitted: admission checks apply to it, and Kueue admits
+# it (its job unsuspended) once every one of them is Ready (admissionchecks.py).
+STAGE_RESERVED = "quota-reserved"
+STAGE_RESERVED_AFTER_EVICTIONS = "quota-reserved-after-evictions"
+STAGE_WAITING_FOR_CHECKS = "waiting-for-admission-checks"  # `pending`: reserved earlier, a check not Ready yet
+RESERVES_QUOTA = frozenset({STAGE_ADMITTED, STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED, STAGE_RESERVED_AFTER_EVICTIONS})
+EVICTS = frozenset({STAGE_ADMITTED_AFTER_EVICTIONS, STAGE_RESERVED_AFTER_EVICTIONS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +53,7 @@ class KueueStage:
     borrowing: tuple[tuple[FlavorResource, int], ...]  # over the ClusterQueue's nominal quota, once admitted
     ahead: tuple[Workload, ...]  # pending Workloads its ClusterQueue orders before it
     message: str
+    checks: tuple[CheckRule, ...] = ()  # the admission checks that apply once its quota is reserved
 
 
 def kueue_stage(objs: KueueObjects, wl: Workload | None, now: float, namespace: str = "default") -> KueueStage:
@@ -64,7 +79,11 @@ def pending_stages(objs: KueueObjects, now: float) -> list[KueueStage]:
     result = schedule_cycle(objs, now)
     out = []
     for wl in objs.workloads:
-        if wl.admission is not None or wl.finished:
+        if wl.finished:
+            continue
+        if wl.admission is not None:
+            if (waiting := _waiting_for_checks(objs, wl)) is not None:
+                out.append(waiting)
             continue
         if not wl.active:
             out.append(KueueStage(wl, STAGE_INACTIVE, f"{wl.namespace}/{wl.queue_name}", None, None, None, (), (),
@@ -72,6 +91,22 @@ def pending_stages(objs: KueueObjects, now: float) -> list[KueueStage]:
             continue
         out.append(_queue_refusal(objs, wl) or _from_cycle(objs, wl, result))
     return out
+
+
+def _waiting_for_checks(objs: KueueObjects, wl: Workload) -> KueueStage | None:
+    """A Workload with its quota reserved but not Admitted: a check that applies to it is not
+    Ready yet (workload.SyncAdmittedCondition), e.g. a ProvisioningRequest waiting for nodes. Its
+    job stays suspended; None when nothing holds it (or it is being evicted)."""
+    assert wl.admission is not None
+    cq = objs.cluster_queues.get(wl.admission.cluster_queue)
+    if cq is None or wl.evicted or not wl.active:
+        return None
+    checks = checks_for_workload(cq, (f for ps in wl.admission.pod_sets for _, f in ps.flavors))
+    if admitted_with_reservation(wl, checks):
+        return None
+    waiting = ", ".join(f"{r.name} {check_state(wl, r.name)}" for r in checks)
+    return KueueStage(wl, STAGE_WAITING_FOR_CHECKS, f"{wl.namespace}/{wl.queue_name}", cq.name, cq.cohort, None, (), (),
+                      f"quota reserved, waiting for admission checks: {waiting}", checks)
 
 
 def _queue_refusal(objs: KueueObjects, wl: Workload) -> KueueStage | None:
@@ -84,9 +119,11 @@ def _queue_refusal(objs: KueueObjects, wl: Workload) -> KueueStage | None:
     if cq is None:
         return KueueStage(wl, STAGE_NO_QUEUE, lq_key, lq.cluster_queue, None, None, (), (),
                           f"ClusterQueue {lq.cluster_queue} not found")
-    if lq.stopped or lq.cluster_queue not in active_cluster_queues(objs):
+    if lq.stopped:
+        return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (), f"LocalQueue {lq_key} is stopped")
+    if lq.cluster_queue not in active_cluster_queues(objs):
         return KueueStage(wl, STAGE_NO_QUEUE, lq_key, cq.name, cq.cohort, None, (), (),
-                          f"{'LocalQueue ' + lq_key if lq.stopped else 'ClusterQueue ' + cq.name} is stopped or inactive")
+                          f"ClusterQueue {cq.name} is inactive: {inactive_message(inactive_reasons(cq, objs.flavors))}")
     return None
 
 
@@ -110,5 +147,9 @@ def _from_cycle(objs: KueueObjects, wl: Workload, result: CycleResult) -> KueueS
     node = snap.cluster_queues[cq.name]
     over = tuple(sorted((fr, node.usage.get(fr, 0) + q - node.nominal(fr)) for fr, q in d.assignment.usage.items()
                         if node.usage.get(fr, 0) + q > node.nominal(fr)))
-    outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS
-    return KueueStage(wl, outcome, lq_key, cq.name, cq.cohort, d, over, (), d.message)
+    checks = checks_for_workload(cq, (c.flavor for ps in d.assignment.pod_sets for c in ps.flavors.values()))
+    if not admitted_with_reservation(wl, checks):
+        outcome = STAGE_RESERVED if d.outcome == ADMITTED else STAGE_RESERVED_AFTER_EVICTIONS
+    else:
+        outcome = STAGE_ADMITTED if d.outcome == ADMITTED else STAGE_ADMITTED_AFTER_EVICTIONS
+    return KueueStage(wl, outcome, lq_key, cq.name, cq.cohort, d, over, (), d.message, checks)

@@ -20,8 +20,8 @@ Scheduler.schedule, classical or with fair sharing (Configuration fairSharing).
 
 UPSTREAM-DIFF: one cycle. Kueue repeats cycles; a Workload that preempts is admitted in a later
 cycle, once its targets are gone. We say "admitted after evicting ..." for that, as Kueue's own
-events do. Not modelled: second-pass (TAS) entries, admission checks, waitForPodsReady's
-blockAdmission, LimitRanges, workload slices, partial admission.
+events do. Admission checks: admissionchecks.py. Not modelled: second-pass (TAS) entries,
+waitForPodsReady's blockAdmission, LimitRanges, workload slices, partial admission.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from kubectl_wap.queueing.kueue.admissionchecks import FAILED_CHECKS_MESSAGE, active_cluster_queues, failed_checks
 from kubectl_wap.queueing.kueue.flavors import FIT, NO_FIT, PREEMPT, Assignment, Possibility, assign_flavors
 from kubectl_wap.queueing.kueue.objects import ANY, FlavorResource, KueueObjects, Workload
 from kubectl_wap.queueing.kueue.fairpreempt import fair_targets
@@ -80,18 +81,6 @@ class _Entry:
 def queue_order_key(wl: Workload) -> tuple[int, float, str]:
     """cluster_queue.go baseCompareFunc (no sticky workload: the first attempt)."""
     return (-wl.priority, wl.created, wl.uid)
-
-
-def active_cluster_queues(objs: KueueObjects) -> set[str]:
-    """The ClusterQueues the cache reports active (ClusterQueueActive): not stopped, every flavor
-    they name exists."""
-    out = set()
-    for cq in objs.cluster_queues.values():
-        if cq.stopped:
-            continue
-        if all(f in objs.flavors for g in cq.resource_groups for f in g.flavors):
-            out.add(cq.name)
-    return out
 
 
 def queue_of(objs: KueueObjects, wl: Workload) -> str | None:
@@ -171,6 +160,8 @@ def _nominate(snap: Snapshot, objs: KueueObjects, wl: Workload, cq_name: str, no
     node = snap.cluster_queues[cq_name]
     spec = node.spec
     assert spec is not None
+    if failed_checks(wl):  # Scheduler.nominate checks them before the namespace
+        return _Entry(wl, cq_name, None, [], FAILED_CHECKS_MESSAGE)
     labels = objs.namespaces.get(wl.namespace, {})
     if spec.namespace_selector is None or not spec.namespace_selector.matches(labels):
         unknown = "" if wl.namespace in objs.namespaces else f" (Namespace {wl.namespace} is not in the input: its labels are unknown)"

@@ -10,7 +10,7 @@ written by hand mean the same. Inputs that need what we do not model are refused
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -113,6 +113,9 @@ class ClusterQueue:
     preemption: Preemption
     fungibility: FlavorFungibility
     queueing_strategy: str
+    # spec.admissionChecksStrategy.admissionChecks, each with the AdmissionCheck it names once
+    # read_objects has resolved it (admissionchecks.py decides what they do).
+    admission_checks: tuple[CheckRule, ...]
     # None: upstream's nil selector, which matches no namespace (LabelSelectorAsSelector(nil)).
     namespace_selector: LabelSelector | None
     stopped: bool
@@ -177,6 +180,8 @@ class Workload:
     evicted: bool
     finished: bool
     owner: tuple[str, str] | None = None  # (kind, name) of its controller (ownerReferences): the job
+    # status.admissionChecks: (check name, state: Pending, Ready, Retry, Rejected)
+    check_states: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -281,8 +286,11 @@ def read_flavor(obj: Mapping[str, Any]) -> ResourceFlavor:
 def read_cluster_queue(obj: Mapping[str, Any]) -> ClusterQueue:
     spec = obj.get("spec") or {}
     where = _where("ClusterQueue", obj)
-    if spec.get("admissionChecks") or spec.get("admissionChecksStrategy"):
-        raise KueueNotModelled(f"{where}: admission checks are not modelled yet")
+    if spec.get("admissionChecks"):
+        # v1beta1's field; v1beta2 (what Kueue v0.17.0 stores and serves) converts it to
+        # admissionChecksStrategy (apis/kueue/v1beta1 clusterqueue_conversion.go).
+        raise KueueInputError(f"{where}: spec.admissionChecks is v1beta1's field; v1beta2 names the checks under "
+                              "spec.admissionChecksStrategy.admissionChecks[].name")
     if (spec.get("admissionScope") or {}).get("admissionMode") == "UsageBasedAdmissionFairSharing":
         raise KueueNotModelled(f"{where}: admission fair sharing is not modelled yet")
     rgs, quotas = _quotas(spec.get("resourceGroups") or (), where)
@@ -301,6 +309,7 @@ def read_cluster_queue(obj: Mapping[str, Any]) -> ClusterQueue:
                                       str(ff.get("whenCanPreempt") or TRY_NEXT_FLAVOR),
                                       str(ff["preference"]) if ff.get("preference") else None),
         queueing_strategy=str(spec.get("queueingStrategy") or "BestEffortFIFO"),
+        admission_checks=_check_rules(spec, rgs),
         namespace_selector=_selector(spec.get("namespaceSelector")),
         stopped=str(spec.get("stopPolicy") or "None") != "None",
         fair_weight=_fair_weight(spec, where),
@@ -439,6 +448,7 @@ def read_workload(obj: Mapping[str, Any]) -> Workload:
         evicted=true("Evicted"),
         finished=true("Finished"),
         owner=_controller(meta),
+        check_states=tuple((str(c.get("name", "")), str(c.get("state") or "Pending")) for c in status.get("admissionChecks") or ()),
     )
 
 
@@ -458,6 +468,9 @@ def read_objects(case: Mapping[str, Any]) -> KueueObjects:
     cqs = {c.name: c for c in _each(case, "clusterQueues", "ClusterQueue", read_cluster_queue)}
     cohorts = {c.name: c for c in _each(case, "cohorts", "Cohort", read_cohort)}
     lqs = {f"{q.namespace}/{q.name}": q for q in _each(case, "localQueues", "LocalQueue", read_local_queue)}
+    checks = {c.name: c for c in _each(case, "admissionChecks", "AdmissionCheck", read_admission_check)}
+    cqs = {n: replace(c, admission_checks=tuple(replace(r, check=checks.get(r.name)) for r in c.admission_checks))
+           for n, c in cqs.items()}
     namespaces = {n[0]: n[1] for n in _each(case, "namespaces", "Namespace",
                                              lambda o: (str(o["metadata"]["name"]), dict(o["metadata"].get("labels") or {})))}
     return KueueObjects(flavors, cqs, cohorts, lqs, tuple(_each(case, "workloads", "Workload", read_workload)), namespaces, fair,
@@ -481,15 +494,15 @@ def _each(case: Mapping[str, Any], key: str, kind: str, read: Any) -> list[Any]:
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 _KIND_KEYS = {"ResourceFlavor": "resourceFlavors", "ClusterQueue": "clusterQueues", "Cohort": "cohorts",
-              "LocalQueue": "localQueues", "Workload": "workloads", "WorkloadPriorityClass": "workloadPriorityClasses"}
+              "LocalQueue": "localQueues", "Workload": "workloads", "WorkloadPriorityClass": "workloadPriorityClasses",
+              "AdmissionCheck": "admissionChecks"}
 
 
 def objects_from_items(items: Sequence[Any], fair_sharing: bool = False,
                        fair_strategies: Sequence[str] = ()) -> KueueObjects | None:
     """The Kueue objects among a dump's items (kueue.x-k8s.io/v1beta2, the storage version), with
-    the Namespaces' labels; None when there is none (not a Kueue cluster). Topologies and
-    AdmissionChecks are read only through what refers to them (a flavor's topologyName, a
-    ClusterQueue's admissionChecks), which is refused."""
+    the Namespaces' labels; None when there is none (not a Kueue cluster). Topologies are read
+    only through what refers to them (a flavor's topologyName), which is refused."""
     case: dict[str, Any] = {key: [] for key in _KIND_KEYS.values()}
     case["namespaces"] = []
     case["fairSharing"] = fair_sharing
@@ -518,3 +531,45 @@ def workload_priority_classes(items: Sequence[Any]) -> dict[str, int]:
     return {str(o["metadata"]["name"]): int(o.get("value", 0)) for o in items
             if isinstance(o, Mapping) and o.get("kind") == "WorkloadPriorityClass"
             and str(o.get("apiVersion", "")).startswith(KUEUE_GROUP + "/")}
+
+
+# ---- admission checks (admissionchecks.py decides what they do) ---------------------------------
+
+PROVISIONING_REQUEST_CONTROLLER = "kueue.x-k8s.io/provisioning-request"  # v1beta2 ProvisioningRequestControllerName
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"  # v1beta2 MultiKueueControllerName
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionCheck:
+    """What Kueue's cache keeps of an AdmissionCheck (pkg/cache/scheduler
+    Cache.AddOrUpdateAdmissionCheck): its controller and whether its Active condition is True."""
+
+    name: str
+    controller: str
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRule:
+    """One entry of a ClusterQueue's spec.admissionChecksStrategy.admissionChecks."""
+
+    name: str
+    # onFlavors, or every flavor of the ClusterQueue's resource groups when empty
+    # (pkg/util/admissioncheck NewAdmissionChecks)
+    flavors: frozenset[str]
+    check: AdmissionCheck | None = None  # None: no AdmissionCheck of that name (or not resolved yet)
+
+
+def _check_rules(spec: Mapping[str, Any], rgs: Sequence[ResourceGroup]) -> tuple[CheckRule, ...]:
+    every = frozenset(f for g in rgs for f in g.flavors)
+    rules = {}
+    for r in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or ():
+        on = frozenset(str(f) for f in r.get("onFlavors") or ())
+        rules[str(r["name"])] = CheckRule(str(r["name"]), on or every)  # a map in Go: the last one of a name wins
+    return tuple(rules.values())
+
+
+def read_admission_check(obj: Mapping[str, Any]) -> AdmissionCheck:
+    conds = _conditions(obj.get("status") or {})
+    return AdmissionCheck(str(obj["metadata"]["name"]), str((obj.get("spec") or {}).get("controllerName") or ""),
+                          str((conds.get("Active") or {}).get("status")) == "True")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from kubectl_wap.queueing.kueue.admissionchecks import active_cluster_queues
 from kubectl_wap.queueing.kueue.objects import (
     ClusterQueue,
     FlavorResource,
@@ -201,6 +202,14 @@ class Snapshot:
                 cq = self.cluster_queues.get(wl.admission.cluster_queue)
                 if cq is not None:
                     self.add_workload(wl)
+        # Cache.Snapshot leaves inactive ClusterQueues out (a stopped one, one with a missing
+        # flavor or a missing or inactive admission check): their Workloads are nobody's
+        # preemption candidates. Their quota and usage stay in the Cohorts' totals, which the
+        # snapshot clones from the cache.
+        active = active_cluster_queues(objs)
+        for node in self.cluster_queues.values():
+            if node.name not in active and node.parent is not None:
+                node.parent.child_cqs.remove(node)
 
     def _cohort(self, name: str) -> Node:
         if name not in self.cohorts:  # a cohort named by a ClusterQueue alone: no quota of its own

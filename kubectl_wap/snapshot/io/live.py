@@ -175,7 +175,7 @@ RESOURCES = RESOURCES + STORAGE_RESOURCES + ADMISSION_RESOURCES
 # Kueue (issue 35): read when the kueue.x-k8s.io API is served, at v1beta2, the storage version of
 # Kueue v0.17.0 (queueing/kueue/objects.py reads that shape; v1beta1 has other fields, e.g. a
 # ClusterQueue's cohort). What admission needs: quotas, queues, Workloads with their admission and
-# conditions, priorities; Topologies and AdmissionChecks by name and state (the model refuses them).
+# conditions, priorities; Topologies by name; AdmissionChecks by name, controller and Active state.
 _KUEUE = "kueue.x-k8s.io"
 _KUEUE_EFFECT = "Kueue's admission stage cannot be answered (whatif -f on this cluster refuses it; --no-kueue leaves it out)"
 KUEUE_RESOURCES: tuple[ResourceSpec, ...] = tuple(

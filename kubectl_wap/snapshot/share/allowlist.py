@@ -225,8 +225,8 @@ LIMIT_RANGE = {**HEAD, "metadata": META, "spec": {"limits": L({
     "defaultRequest": RES, "maxLimitRequestRatio": RES})}}
 
 # Kueue (kueue.x-k8s.io/v1beta2, issue 35): what queueing/kueue/objects.py reads for admission, and
-# what it refuses on (a flavor's topologyName, a ClusterQueue's admission checks, a podset's
-# topologyRequest or minCount, the priority-boost annotation), so a stripped or redacted capture
+# what it refuses on (a flavor's topologyName, a podset's topologyRequest or minCount, the
+# priority-boost annotation), so a stripped or redacted capture
 # gives the same answer or the same refusal. ClusterQueue, Cohort, flavor, LocalQueue, queue and
 # WorkloadPriorityClass names are identifiers (hashed alike, so every reference still matches);
 # flavors' node labels and taints are labels and taints, like the nodes'.
@@ -289,12 +289,16 @@ WORKLOAD = {
         "conditions": L({"type": frozenset({"QuotaReserved", "Admitted", "Evicted", "Finished", "PodsReady", "Preempted",
                                             "Requeued", "DeactivationTarget"}),
                          "status": _KSTATUS, "lastTransitionTime": "time"}),
+        "admissionChecks": L({"name": "id", "state": frozenset({"Pending", "Ready", "Retry", "Rejected"})}),
     },
 }
 TOPOLOGY = {**_KHEAD, "metadata": META, "spec": {"levels": L({"nodeLabel": "lkey"})}}
-# Names and state only: an admission check's controller and parameters are not read.
-ADMISSION_CHECK = {**_KHEAD, "metadata": META, "status": {"conditions": L({"type": frozenset({"Active"}),
-                                                                             "status": _KSTATUS})}}
+# What Kueue's cache keeps of an AdmissionCheck (admissionchecks.py): its Active condition and its
+# controller, Kueue's own two by name (ProvisioningRequest, MultiKueue: the model treats them
+# apart), any other hashed. Its parameters are not read.
+_KCHECK_CONTROLLERS = frozenset({"kueue.x-k8s.io/provisioning-request", "kueue.x-k8s.io/multikueue"})
+ADMISSION_CHECK = {**_KHEAD, "metadata": META, "spec": {"controllerName": _KCHECK_CONTROLLERS},
+                   "status": {"conditions": L({"type": frozenset({"Active"}), "status": _KSTATUS})}}
 KUEUE_SCHEMAS: dict[str, dict] = {
     "ResourceFlavor": RESOURCE_FLAVOR, "ClusterQueue": CLUSTER_QUEUE, "Cohort": COHORT, "LocalQueue": LOCAL_QUEUE,
     "Workload": WORKLOAD, "WorkloadPriorityClass": WORKLOAD_PRIORITY_CLASS, "Topology": TOPOLOGY,

@@ -127,7 +127,7 @@ class Candidates:
     it (`unit(k)`), and the passes of workload-aware preemption (preemption/candidates.py) work
     on the columns. Group units are VictimUnits from the start (`objs`)."""
 
-    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate")
+    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start")
 
     def __init__(self) -> None:
         self.pods: list[Pod] = []
@@ -140,6 +140,7 @@ class Candidates:
         self.groups: list[int] = []  # indices of the group units
         self.victim_pods: list[Pod] = []  # every pod of every unit, in unit order
         self.violate: list[int] | None = None  # PDB-violating pods per unit, once classified
+        self.start: np.ndarray | None = None  # the first pod's start time per unit (+inf: none), when known
 
     def __len__(self) -> int:
         return len(self.pods)
@@ -307,11 +308,14 @@ def _group_id(pod: Pod) -> int:
     return i
 
 
-def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray]:
+def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray]:
     """What collect reads of one node's pods (ClusterState.per_node): the pods, their own
-    priorities, and the number of the PodGroup each names (-1: none)."""
-    return (pods, np.fromiter([p.priority or 0 for p in pods], np.int64, len(pods)),
-            np.fromiter([_group_id(p) if p.pod_group_name else -1 for p in pods], np.int64, len(pods)))
+    priorities, the number of the PodGroup each names (-1: none), and their start times (+inf:
+    not started, as GetPodStartTime; the importance order reads them)."""
+    n = len(pods)
+    return (pods, np.fromiter([p.priority or 0 for p in pods], np.int64, n),
+            np.fromiter([_group_id(p) if p.pod_group_name else -1 for p in pods], np.int64, n),
+            np.fromiter([_INF if p.start_time is None else p.start_time for p in pods], np.float64, n))
 
 
 class _GroupTable:
@@ -437,6 +441,8 @@ def _collect_columns(
         meta_[gk] = -1
         c.groups = gk.tolist()
     c.pods, c.node, c.prio, c.rank, c.meta, c.objs = pods_, node_.tolist(), prio_.tolist(), rank_.tolist(), meta_.tolist(), objs
+    # Single-pod units' start times (a group unit's is set from its pods by the importance order).
+    c.start = (np.concatenate([sg[3] for sg in segs]) if n else np.zeros(0, np.float64))[upos]
     victim_pods = c.victim_pods
     prev = 0
     for k in c.groups:

@@ -76,13 +76,7 @@ class _Uids(Sequence[str]):
     def __len__(self) -> int:
         return len(self._pods)
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [p.uid for p in self._pods[i]]
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]  # by position only: the order never slices it
         return self._pods[i].uid
 
 

@@ -30,7 +30,7 @@ from .importance import importance_order_columns
 from .pdb import Budgets
 from .reprieval import FITS, ReprieveOutcome, plan_reprieval
 from .result import UnitVerdict
-from .units import Candidates, VictimUnit
+from .units import Candidates, VictimUnit, label_pod
 
 _INF = float("inf")
 
@@ -95,7 +95,7 @@ def reprieve_order(
     budgets = Budgets(pdbs, profile)
     matches, consume = budgets.matches, budgets.consume
     objs, pods = c.objs, c.pods
-    for k in order:
+    for k in order if c.labelset is None else _selected(c.labelset, order, budgets):
         u = objs[k]
         if u is None:
             # A single pod: most are selected by no PDB (one look-up per label set), and consume
@@ -113,6 +113,18 @@ def reprieve_order(
     violating = [k for k in order if violate[k]]
     non_violating = [k for k in order if not violate[k]]
     return violating + non_violating, len(violating), which
+
+
+def _selected(labelset: np.ndarray, order: list[int], budgets: Budgets) -> list[int]:
+    """`order` without the single-pod units that no PDB selects (they consume nothing), decided
+    once per label set (collect's numbers) instead of once per unit: 30k of the 113k units at L."""
+    used = np.unique(labelset[labelset >= 0])
+    hit = np.zeros(int(used[-1]) + 1 if len(used) else 0, dtype=bool)
+    for num in used.tolist():
+        hit[num] = bool(budgets.matches(label_pod(num)))
+    o = np.array(order, dtype=np.intp)
+    ls = labelset[o]
+    return o[(ls < 0) | (hit[np.maximum(ls, 0)] & (ls >= 0))].tolist() if len(hit) else list(order)
 
 
 def choose_victims(

@@ -127,7 +127,7 @@ class Candidates:
     it (`unit(k)`), and the passes of workload-aware preemption (preemption/candidates.py) work
     on the columns. Group units are VictimUnits from the start (`objs`)."""
 
-    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start")
+    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start", "labelset")
 
     def __init__(self) -> None:
         self.pods: list[Pod] = []
@@ -141,6 +141,7 @@ class Candidates:
         self.victim_pods: list[Pod] = []  # every pod of every unit, in unit order
         self.violate: list[int] | None = None  # PDB-violating pods per unit, once classified
         self.start: np.ndarray | None = None  # the first pod's start time per unit (+inf: none), when known
+        self.labelset: np.ndarray | None = None  # a single-pod unit's label set number (label_pod), -1 a group's
 
     def __len__(self) -> int:
         return len(self.pods)
@@ -308,14 +309,36 @@ def _group_id(pod: Pod) -> int:
     return i
 
 
-def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray]:
+# (namespace, labels mapping) <-> a number, and a pod with them: the PDB classification matches
+# each label set once (pdb.Budgets keys on the same pair). Pods of one template share their
+# labels mapping; the pod kept holds it alive, so its id is never reused while numbered.
+_LABEL_IDS: dict[tuple[str, int], int] = {}
+_LABEL_PODS: list[Pod] = []
+
+
+def _label_id(pod: Pod) -> int:
+    k = (pod.namespace, id(pod.labels))
+    i = _LABEL_IDS.get(k)
+    if i is None:
+        i = _LABEL_IDS[k] = len(_LABEL_PODS)
+        _LABEL_PODS.append(pod)
+    return i
+
+
+def label_pod(num: int) -> Pod:
+    """A pod with label set `num`'s namespace and labels mapping (Candidates.labelset)."""
+    return _LABEL_PODS[num]
+
+
+def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What collect reads of one node's pods (ClusterState.per_node): the pods, their own
-    priorities, the number of the PodGroup each names (-1: none), and their start times (+inf:
-    not started, as GetPodStartTime; the importance order reads them)."""
+    priorities, the number of the PodGroup each names (-1: none), their start times (+inf: not
+    started, as GetPodStartTime; the importance order reads them) and label set numbers."""
     n = len(pods)
     return (pods, np.fromiter([p.priority or 0 for p in pods], np.int64, n),
             np.fromiter([_group_id(p) if p.pod_group_name else -1 for p in pods], np.int64, n),
-            np.fromiter([_INF if p.start_time is None else p.start_time for p in pods], np.float64, n))
+            np.fromiter([_INF if p.start_time is None else p.start_time for p in pods], np.float64, n),
+            np.fromiter(map(_label_id, pods), np.int64, n))
 
 
 class _GroupTable:
@@ -443,6 +466,9 @@ def _collect_columns(
     c.pods, c.node, c.prio, c.rank, c.meta, c.objs = pods_, node_.tolist(), prio_.tolist(), rank_.tolist(), meta_.tolist(), objs
     # Single-pod units' start times (a group unit's is set from its pods by the importance order).
     c.start = (np.concatenate([sg[3] for sg in segs]) if n else np.zeros(0, np.float64))[upos]
+    c.labelset = (np.concatenate([sg[4] for sg in segs]) if n else np.zeros(0, np.int64))[upos]
+    if units:
+        c.labelset[gk] = -1
     victim_pods = c.victim_pods
     prev = 0
     for k in c.groups:

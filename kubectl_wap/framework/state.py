@@ -75,6 +75,7 @@ class ClusterState:
         # caches per-node values on them, across analyses of the same state (simulate's cycles).
         self.node_tokens: list[int] = [next(_CONTENTS) for _ in range(n)]
         self._per_node: dict[str, tuple[list[int], list[Any]]] = {}
+        self._asked: set[str] = set()
         self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
@@ -372,6 +373,14 @@ class ClusterState:
                 values[i] = compute(list(node_pods[i].values()))
             seen[:] = tokens
         return values
+
+    def asked_before(self, name: str) -> bool:
+        """Whether `name` was asked for on this state before (this call is recorded): values whose
+        first computation costs what one pass without them costs pay only from the second call."""
+        if name in self._asked:
+            return True
+        self._asked.add(name)
+        return False
 
     def all_pods(self) -> Iterator[tuple[int, Pod]]:
         for idx, pods in enumerate(self.node_pods):

@@ -202,9 +202,14 @@ def collect(
     columns kept per node across calls (ClusterState.per_node): simulate's cycles change a few
     hundred of 5,000 nodes between two PostFilters, and the walk over every pod was the largest
     part of each. Falls back to the walk for a pod whose PodGroup is missing (each such pod gets
-    its own `metas` entry there). tests/test_candidate_columns.py holds the two equal."""
-    c = _collect_columns(state, index, generic_workload, below, keep, own_priority)
+    its own `metas` entry there), and on a state's first call: building every node's columns
+    costs about what one walk does (a single analysis asks once). tests/test_collect_columns.py
+    holds the two equal."""
+    c = _collect_columns(state, index, generic_workload, below, keep, own_priority) if state.asked_before(_COLUMNS) else None
     return c if c is not None else collect_walk(state, index, generic_workload, below, keep, own_priority)
+
+
+_COLUMNS = "preemption.units.collect"
 
 
 def collect_walk(
@@ -396,7 +401,7 @@ def _collect_columns(
     """collect_walk's Candidates (and `keep`) from the per-node columns: every pod of the walk at
     a position, the walk's decisions as masks over the positions, Python only per PodGroup, per
     All ancestor and per unit built. None when a pod's PodGroup is missing (the caller walks)."""
-    segs = state.per_node("preemption.units.collect", _segment)
+    segs = state.per_node(_COLUMNS, _segment)
     pods_all = list(chain.from_iterable(sg[0] for sg in segs))
     n = len(pods_all)
     lens = np.fromiter((len(sg[0]) for sg in segs), np.int64, len(segs))

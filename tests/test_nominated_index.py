@@ -111,3 +111,61 @@ def test_reprieval_replay_counts_a_higher_priority_nominated_pod() -> None:
         assert [(p.key, n) for p, n in res.placements] == [("ml/pre-0", "n0")]
         assert [p.key for p in res.victim_pods] == ["default/v"]
         assert res.victims[0].failed_status is not None and res.victims[0].failed_status.plugin == "NodeResourcesFit"
+
+
+def _sums(b) -> dict[int, tuple]:
+    """A batch as {node: (pod uids, summed requests, count)} over its active rows, checked
+    against its `sums` map."""
+    out = {}
+    for r, idx in enumerate(b.nodes.tolist()):
+        if b.active[r]:
+            s = b.sums[idx]
+            assert int(b.counts[r]) == len(s.pods) and b.extra[r].tolist() == s.extra.tolist()
+            out[idx] = (sorted(s.uids), b.extra[r].tolist(), int(b.counts[r]))
+    assert set(out) == set(b.sums)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(), st.lists(st.tuples(st.sampled_from(["add", "remove", "checkpoint", "rollback", "bulk", "move"]),
+                                      st.integers(0, 50)), max_size=25))
+def test_incremental_batch_equals_a_fresh_one(c, ops) -> None:
+    """NominatedIndex follows placed nominated pods through the state's undo log (single adds and
+    removes) and recomputes only their nodes' rows: after any sequence of adds, removes, bulk
+    removals, rollbacks and nomination moves its batches equal those of a new index built on the
+    same state (the per-node sums, pod counts and which nodes count)."""
+    nodes, running, nominated, pods, _ = c
+    state = ClusterState(nodes, running)
+    sched = Scheduler(state, nominated)
+    cps: list[int] = []
+    for op, k in ops:
+        if op == "add" and nominated:
+            p = nominated[k % len(nominated)]
+            if not state.has(p):
+                state.add_pod(p, k % len(nodes))
+        elif op == "remove":
+            on = [p for d in state.node_pods for p in d.values()]
+            if on:
+                state.remove_pod(on[k % len(on)])
+        elif op == "checkpoint":
+            cps.append(state.checkpoint())
+        elif op == "rollback" and cps:
+            state.rollback(cps.pop())
+        elif op == "bulk":
+            on = [p for d in state.node_pods for p in d.values()]
+            gone = on[: k % (len(on) + 1)]
+            keep = on[len(gone):]
+            state.remove_pods(gone, keep if k % 2 else None)
+            cps = [cp for cp in cps if cp < len(state._log)]
+        elif op == "move" and nominated:
+            p = nominated[k % len(nominated)]
+            for lst in sched.nominated.values():
+                if p in lst:
+                    lst.remove(p)
+            sched.nominated.setdefault(k % len(nodes), []).append(p)
+            sched.noms.changed()
+        fresh = Scheduler(state, []).noms
+        fresh.nominated = sched.nominated
+        for prio in (10, 50, 100):
+            assert _sums(sched.noms.batch(prio)) == _sums(fresh.batch(prio)), (op, k, prio)
+        assert sched.noms.placed() == fresh.placed()

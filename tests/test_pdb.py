@@ -95,3 +95,29 @@ def test_pdb_whose_selector_does_not_parse_matches_no_pod() -> None:
     for profile in (V1_37, V1_38):
         violating, non_violating, _ = classify([_unit(p1)], [bad], profile)
         assert violating == [] and [u.name for u in non_violating] == ["p1"], profile
+
+
+def test_matches_carry_over_to_the_same_selectors_only() -> None:
+    """pdb.Budgets keeps the label-set matches of the last PDB list for the next classification
+    of a list with the same selectors in the same order (simulate's cycles change only the
+    budgets); another selector, order or profile starts afresh, and an entry holds its labels
+    mapping (so the id it keys on is not reused while cached)."""
+    from dataclasses import replace
+
+    from kubectl_wap.preemption.pdb import Budgets
+
+    web = Pod("default", "w", uid="w", labels={"app": "web"})
+    db = Pod("default", "d", uid="d", labels={"app": "db"})
+    sel_web, sel_db = LabelSelector(match_labels=(("app", "web"),)), LabelSelector(match_labels=(("app", "db"),))
+    pdbs = [PodDisruptionBudget("default", "a", sel_web, 1), PodDisruptionBudget("default", "b", sel_db, 1)]
+    b1 = Budgets(pdbs)
+    assert (b1.matches(web), b1.matches(db)) == ([0], [1])
+    b2 = Budgets([replace(p, disruptions_allowed=0) for p in pdbs])  # budgets changed, selectors not
+    assert b2.matching is b1.matching and b2.allowed == [0, 0]
+    assert all(entry[0] is web.labels for key, entry in b2.matching.items() if key[1] == id(web.labels))
+    b3 = Budgets(pdbs[::-1])  # the same selectors in another order: indices differ
+    assert b3.matching is not b1.matching and (b3.matches(web), b3.matches(db)) == ([1], [0])
+    b4 = Budgets([PodDisruptionBudget("default", "a", sel_db, 1), pdbs[1]])  # another selector
+    assert (b4.matches(web), b4.matches(db)) == ([], [0, 1])
+    b5 = Budgets(pdbs, V1_38)  # another profile
+    assert b5.matching is not b4.matching

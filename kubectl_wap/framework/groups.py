@@ -23,6 +23,10 @@ class GroupIndex:
     # Pods bound in an earlier cycle of this analysis (pod uid -> node index): no longer pending,
     # counted as scheduled members (the multi-cycle pod-group loop of preemption/workload.py).
     bound: dict[str, int] = field(default_factory=dict)
+    # Values derived from the groups alone (pgs, cpgs, children_of, composite_enabled, none of
+    # which changes after build), kept for the life of the index: preemption/units.py keeps each
+    # PodGroup's effective priority and All ancestor here across simulate's cycles.
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, snap: Snapshot, composite_enabled: bool = True) -> "GroupIndex":

@@ -12,6 +12,11 @@ every node holding nominations, the nominated pods that count and their summed r
 checks the resources of all those nodes at once (`resource_failures`). The sums depend only on
 the nominations, the resource columns and which nominated pods are placed: pods placed or removed
 elsewhere do not invalidate them.
+Which nominated pods are placed is followed through the state's undo log, and a batch recomputes
+only the rows of the nodes whose nominated pods were placed or unplaced since it was built: a gang
+of 1,024 pods placing its own nominated pods one by one used to rescan every nomination and
+restack every row for each pod (0.7 s of `simulate` at L; tests/test_nominated_index.py holds the
+incremental batches equal to fresh ones).
 """
 
 from __future__ import annotations
@@ -48,11 +53,16 @@ class NominatedSum:
 @dataclass(slots=True, frozen=True)
 class _Batch:
     key: tuple  # (nominations version, resource columns)
-    placed: frozenset[str]  # the nominated pods that were placed in the state
-    nodes: np.ndarray  # node indexes with at least one nominated pod that counts
+    seen: int  # how much of NominatedIndex._journal (placed / unplaced nominated pods) it reflects
     sums: dict[int, NominatedSum]
-    extra: np.ndarray  # [len(nodes), columns]: the same sums as rows
-    counts: np.ndarray  # [len(nodes)]: how many pods each adds
+    # One row per node that held counting nominated pods at some point since the last full
+    # build; `active` says which still do (the others are left in place, not compacted, so that
+    # a gang placing its nominated pods one by one changes one row per pod, not the whole array).
+    rows: dict[int, int]  # node index -> row
+    nodes: np.ndarray  # [rows]: node index of each row
+    extra: np.ndarray  # [rows, columns]: the summed requests
+    counts: np.ndarray  # [rows]: how many pods each adds
+    active: np.ndarray  # [rows]: the node still has nominated pods that count (it is in `sums`)
 
 
 class NominatedIndex:
@@ -66,7 +76,14 @@ class NominatedIndex:
         self._batches: dict[int, _Batch] = {}
         self._where: dict[str, int] = {}  # nominated pod uid -> its node (rebuilt on change)
         self._where_version = -1
-        self._placed_at: tuple[int, frozenset[str]] = (-1, frozenset())  # (state.version, placed nominated uids)
+        # The nominated pods placed in the state, followed through the state's undo log: the
+        # uid of every nominated pod placed or unplaced since, in order (`_journal`), and where
+        # the log, version and epoch were when last read (`_seen`: state version, log length,
+        # epoch, nominations version). A gang places its own nominated pods one by one: this
+        # keeps each step O(pods changed), not O(nominated pods).
+        self._placed: set[str] = set()
+        self._journal: list[str] = []
+        self._seen: tuple[int, int, int, int] = (-1, -1, -1, -1)
 
     def changed(self) -> None:
         self._version += 1
@@ -82,35 +99,55 @@ class NominatedIndex:
         """The node the pod is nominated to, if any."""
         return self._nominated_where().get(uid)
 
-    def _placed(self) -> frozenset[str]:
-        """The nominated pods already placed in the state (uids), recomputed per state version."""
-        v = self.state.version
-        if self._placed_at[0] != v:
-            where = self.state.where
-            self._placed_at = (v, frozenset(u for u in self._nominated_where() if u in where))
-        return self._placed_at[1]
+    def placed(self) -> frozenset[str]:
+        """The nominated pods already placed in the state (uids)."""
+        self._sync_placed()
+        return frozenset(self._placed)
+
+    def _sync_placed(self) -> None:
+        """Bring `_placed` up to date, journaling every uid whose membership flips. When the only
+        changes since the last look are single-pod additions and removals appended to the undo
+        log (no rollback: every version step is one new log record; no bulk change: the epoch
+        did not move), those records are the changes; otherwise recompute from every nomination."""
+        st = self.state
+        log = st._log
+        v, n, ep = st.version, len(log), st.epoch
+        sv, sn, sep, snom = self._seen
+        if v == sv and snom == self._version:
+            return
+        where = self._nominated_where()
+        placed, journal = self._placed, self._journal
+        if snom == self._version and ep == sep and 0 <= n - sn == v - sv:
+            for added, pod, _ in log[sn:]:
+                uid = pod.uid
+                if uid in where:
+                    if added:
+                        placed.add(uid)
+                    else:
+                        placed.discard(uid)
+                    journal.append(uid)
+        else:
+            on = st.where
+            now = {u for u in where if u in on}
+            journal.extend(now ^ placed)
+            self._placed = now
+        self._seen = (v, n, ep, self._version)
 
     def batch(self, prio: int) -> _Batch:
-        placed = self._placed()
+        self._sync_placed()
         key = (self._version, len(self.state.resources))
         b = self._batches.get(prio)
-        if b is not None and b.key == key and b.placed == placed:
+        seen = len(self._journal)
+        if b is not None and b.key == key and b.seen == seen:
             return b
         if b is not None and b.key == key:
-            # Only the nodes of nominated pods placed or unplaced since are recomputed (a gang
-            # placing its own nominated pods one by one).
-            sums = dict(b.sums)
-            todo = {self._where[u] for u in b.placed ^ placed}
-        else:
-            sums = {}
-            todo = set(self.nominated)
-        has = self.state.has
-        for idx in todo:
-            noms = [p for p in self.nominated.get(idx, ()) if (p.priority or 0) >= prio and not has(p)]
+            # Only the nodes of nominated pods placed or unplaced since are recomputed.
+            return self._update(prio, b, {self._where[u] for u in self._journal[b.seen:]}, seen)
+        sums: dict[int, NominatedSum] = {}
+        for idx in set(self.nominated):
+            noms = self._counting(idx, prio)
             if noms:
                 sums[idx] = self.sum(noms)
-            else:
-                sums.pop(idx, None)
         cols = len(self.state.resources)  # after sum(), which may add columns
         if any(len(x.extra) != cols for x in sums.values()):
             # A resource column appeared: every kept sum is one column short. Start over.
@@ -120,8 +157,51 @@ class NominatedIndex:
         nodes = np.fromiter(sums, dtype=np.intp, count=len(sums))
         extra = np.stack([x.extra for x in sums.values()]) if sums else np.zeros((0, cols), dtype=np.int64)
         counts = np.fromiter((len(x.pods) for x in sums.values()), dtype=np.int64, count=len(sums))
-        b = self._batches[prio] = _Batch((self._version, cols), placed, nodes, sums, extra, counts)
+        rows = {idx: r for r, idx in enumerate(sums)}
+        b = self._batches[prio] = _Batch((self._version, cols), seen, sums, rows, nodes, extra, counts, np.ones(len(sums), dtype=bool))
         return b
+
+    def _counting(self, idx: int, prio: int) -> list[Pod]:
+        """The pods nominated to node idx that count for a pod of priority `prio`: at least that
+        priority, and not placed in the state."""
+        has = self.state.has
+        return [p for p in self.nominated.get(idx, ()) if (p.priority or 0) >= prio and not has(p)]
+
+    def _update(self, prio: int, b: _Batch, todo: set[int], seen: int) -> _Batch:
+        """`b` with the sums of the nodes in `todo` recomputed (copies: `b` stays as it was)."""
+        sums = dict(b.sums)
+        rows, nodes, extra, counts, active = b.rows, b.nodes, b.extra.copy(), b.counts.copy(), b.active.copy()
+        cols = b.key[1]
+        added: list[int] = []
+        for idx in todo:
+            noms = self._counting(idx, prio)
+            if not noms:
+                sums.pop(idx, None)
+                r = rows.get(idx)
+                if r is not None:
+                    active[r] = False
+                continue
+            s = sums[idx] = self.sum(noms)
+            if len(s.extra) != cols:
+                # A resource column appeared (sum() added it): rebuild the batch from scratch.
+                self._batches.pop(prio, None)
+                self._version += 1
+                return self.batch(prio)
+            r = rows.get(idx)
+            if r is None:
+                added.append(idx)
+            else:
+                extra[r], counts[r], active[r] = s.extra, len(s.pods), True
+        if added:
+            rows = dict(rows)
+            for idx in added:
+                rows[idx] = len(rows)
+            nodes = np.concatenate([nodes, np.array(added, dtype=np.intp)])
+            extra = np.vstack([extra, np.stack([sums[i].extra for i in added])])
+            counts = np.concatenate([counts, np.array([len(sums[i].pods) for i in added], dtype=np.int64)])
+            active = np.concatenate([active, np.ones(len(added), dtype=bool)])
+        out = self._batches[prio] = _Batch(b.key, seen, sums, rows, nodes, extra, counts, active)
+        return out
 
     def on_node(self, pod: Pod, idx: int) -> NominatedSum | None:
         """The nominated pods `pod` is filtered with on node idx; None when there are none."""
@@ -161,7 +241,7 @@ class NominatedIndex:
         b = self.batch(pod.priority or 0)
         if not len(b.nodes):
             return b.nodes
-        sel = mask[b.nodes]
+        sel = mask[b.nodes] & b.active
         own = self.node_of(pod.uid)
         if own is not None:
             sel &= b.nodes != own

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,8 @@ from .volumes import EMPTY as EMPTY_VOLUMES, VolumeIndex
 
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 _TOKENS = itertools.count(1)
+_CONTENTS = itertools.count(1)  # node content tokens (ClusterState.node_tokens), unique in the process
+T = TypeVar("T")
 _EMPTY = np.zeros(0, dtype=np.intp)
 _MAX_TOUCHED = 1 << 20
 
@@ -68,6 +70,12 @@ class ClusterState:
         # remove, a bulk rollback). A new resource column changes no existing column.
         self.touched: list[int] = []
         self.epoch = 0
+        # A token per node naming its pods (and their order): a new one on every change to the
+        # node, the saved ones back on a bulk rollback (the same content again). `per_node`
+        # caches per-node values on them, across analyses of the same state (simulate's cycles).
+        self.node_tokens: list[int] = [next(_CONTENTS) for _ in range(n)]
+        self._per_node: dict[str, tuple[list[int], list[Any]]] = {}
+        self._asked: set[str] = set()
         self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
@@ -109,6 +117,7 @@ class ClusterState:
             else:
                 node_pods[idx][p.uid] = p
                 where[p.uid] = idx
+        self._renew(nodes)
         self._add_sums(nodes, tids, +1)
 
     # ---- resource vectors -------------------------------------------------------------------
@@ -165,6 +174,7 @@ class ClusterState:
         nz[1] += sign * pod.nonzero_requests[1]
         self.pod_count[idx] += sign
         self._book(pod, idx, sign)
+        self.node_tokens[idx] = next(_CONTENTS)
         self.version += 1
         touched = self.touched
         touched.append(idx)
@@ -223,10 +233,11 @@ class ClusterState:
         the saved map itself: read it, never change it)."""
         arrays = (self.requested, self.nonzero, self.pod_count)
         if keep is not None and len(keep) < len(pods) and len(keep) + len(pods) == len(self.where):
-            saved = (self.where, self.node_pods, self.ports, self.anti_affinity_pods, self.affinity_pods) + arrays
+            saved = (self.where, self.node_pods, self.ports, self.anti_affinity_pods, self.affinity_pods) + arrays + (self.node_tokens,)
             where = self.where
             nodes = [where[p.uid] for p in keep]
             self.where, self.node_pods = {}, [{} for _ in self.nodes]
+            self.node_tokens = [next(_CONTENTS) for _ in self.nodes]  # every map is a new one
             self.ports = [Counter() for _ in self.nodes]
             self.anti_affinity_pods, self.affinity_pods = {}, {}
             self.affinity_version += 1
@@ -237,7 +248,7 @@ class ClusterState:
         else:
             saved = (
                 self.where.copy(), [d.copy() for d in self.node_pods], self.ports, self.anti_affinity_pods.copy(),
-                self.affinity_pods.copy(), *(a.copy() for a in arrays),
+                self.affinity_pods.copy(), *(a.copy() for a in arrays), list(self.node_tokens),
             )
             self.ports = [c.copy() if c else c for c in self.ports]
             self._bulk_remove(pods)
@@ -262,7 +273,13 @@ class ClusterState:
             else:
                 del node_pods[idx][uid]
                 del where[uid]
+        self._renew(nodes)
         self._add_sums(nodes, tids, -1)
+
+    def _renew(self, nodes: list[int]) -> None:
+        tokens = self.node_tokens
+        for idx in set(nodes):
+            tokens[idx] = next(_CONTENTS)
 
     def _add_sums(self, nodes: list[int], tids: list[int], sign: int) -> None:
         """requested / non-zero / pod-count sums of pods given as (node, template row) pairs:
@@ -321,7 +338,7 @@ class ClusterState:
                 # saved state is exactly the state to return to. Versions move forward, never
                 # back: caches keyed on them must not mistake the restored state for a later one.
                 (self.where, self.node_pods, self.ports, self.anti_affinity_pods, self.affinity_pods,
-                 self.requested, self.nonzero, self.pod_count) = pod
+                 self.requested, self.nonzero, self.pod_count, self.node_tokens) = pod
                 missing = len(self.resources) - self.requested.shape[1]
                 if missing:  # a resource column was added after the removal
                     self.requested = np.hstack([self.requested, np.zeros((len(self.nodes), missing), dtype=np.int64)])
@@ -337,6 +354,33 @@ class ClusterState:
 
     def pods_on(self, idx: int) -> Iterator[Pod]:
         return iter(self.node_pods[idx].values())
+
+    def per_node(self, name: str, compute: Callable[[list[Pod]], T]) -> list[T]:
+        """compute(pods of node i, in node order) for every node i, kept under `name` and
+        recomputed only for the nodes whose content token moved since the last call. `compute`
+        must depend on nothing but the pods it is given. The list returned is the cache's own,
+        refreshed in place by the next call: read it before changing the state."""
+        tokens = self.node_tokens
+        entry = self._per_node.get(name)
+        if entry is None:
+            values = [compute(list(d.values())) for d in self.node_pods]
+            self._per_node[name] = (list(tokens), values)
+            return values
+        seen, values = entry
+        if seen != tokens:
+            node_pods = self.node_pods
+            for i in [i for i, (a, b) in enumerate(zip(seen, tokens)) if a != b]:
+                values[i] = compute(list(node_pods[i].values()))
+            seen[:] = tokens
+        return values
+
+    def asked_before(self, name: str) -> bool:
+        """Whether `name` was asked for on this state before (this call is recorded): values whose
+        first computation costs what one pass without them costs pay only from the second call."""
+        if name in self._asked:
+            return True
+        self._asked.add(name)
+        return False
 
     def all_pods(self) -> Iterator[tuple[int, Pod]]:
         for idx, pods in enumerate(self.node_pods):

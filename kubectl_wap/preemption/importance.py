@@ -11,6 +11,7 @@ key tuple it must equal (tests/test_importance_order.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Protocol, TypeVar
 
@@ -65,7 +66,7 @@ def importance_order(keys: list[tuple]) -> list[int]:
     return _lexsort_then_uid(cols, [k[4] for k in keys])
 
 
-def _lexsort_then_uid(cols: list[np.ndarray], uids: list[str]) -> list[int]:
+def _lexsort_then_uid(cols: list[np.ndarray], uids: Sequence[str]) -> list[int]:
     """The four numeric key columns (in key order) go to np.lexsort (stable); each run of units
     equal on all four is then sorted by the UID column in Python (at L, ~6k of 113k units sit in
     such runs)."""
@@ -106,9 +107,10 @@ def _layout() -> list[tuple[int, int]] | None:
 
 
 def importance_order_columns(priority: np.ndarray, rank: np.ndarray, size: np.ndarray, start: np.ndarray,
-                             uids: list[str]) -> list[int]:
+                             uids: Sequence[str]) -> list[int]:
     """importance_order for units given as columns (preemption/candidates.py): the same
-    permutation as sorting the units' importance_key tuples stably."""
+    permutation as sorting the units' importance_key tuples stably. `uids` is read only inside
+    runs of units equal on the four numbers (any sequence: the candidates pass a lazy one)."""
     layout = _layout()
     inputs = (priority, rank, size, start)
     if layout is None:  # importance_key no longer has the columnar form: sort its tuples

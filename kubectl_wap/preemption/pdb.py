@@ -71,27 +71,38 @@ class _PdbIndex:
         return out
 
 
+# The matches of the last PDB list classified, for the next classification of a list with the
+# same selectors in the same order (simulate's cycles: only the budgets change): (signature, the
+# selectors, index, matching). Each matching entry holds its labels mapping, so the mapping's id
+# is not reused while the entry keys on it.
+_LAST: list = [None, None, None, None]
+
+
 class Budgets:
     """The PDB budgets of one classification, consumed pod by pod (FilterVictimsWithPDBViolation's
     loop body). Matching PDBs are kept per (namespace, labels mapping): pods of one template share
     their labels mapping (the converter interns label sets), so each distinct set is matched once.
-    The mappings stay alive with their pods for the whole classification, so their ids are stable."""
+    Matches depend on the selectors, namespaces and profile alone, so they carry over to the next
+    classification of the same PDB list (the budgets never do)."""
 
     def __init__(self, pdbs: list[PodDisruptionBudget], profile: Profile = DEFAULT):
         self.pdbs = pdbs
         self.profile = profile
         self.allowed = [p.disruptions_allowed for p in pdbs]
-        self.index = _PdbIndex(pdbs)
-        self.matching: dict[tuple[str, int], list[int]] = {}
+        sig = (profile, tuple((p.namespace, id(p.selector)) for p in pdbs))
+        if _LAST[0] != sig:
+            _LAST[:] = [sig, [p.selector for p in pdbs], _PdbIndex(pdbs), {}]
+        self.index: _PdbIndex = _LAST[2]
+        self.matching: dict[tuple[str, int], tuple[dict, list[int]]] = _LAST[3]
 
     def matches(self, pod: Pod) -> list[int]:
         """Indices of the PDBs that select the pod, in list order."""
         key = (pod.namespace, id(pod.labels))
-        cands = self.matching.get(key)
-        if cands is None:
+        hit = self.matching.get(key)
+        if hit is None:
             pdbs, profile = self.pdbs, self.profile
-            cands = self.matching[key] = [i for i in self.index.candidates(pod) if pdb_matches(pdbs[i], pod, profile)]
-        return cands
+            hit = self.matching[key] = (pod.labels, [i for i in self.index.candidates(pod) if pdb_matches(pdbs[i], pod, profile)])
+        return hit[1]
 
     def consume(self, pods: list[Pod]) -> tuple[int, list[str] | None]:
         """Take the unit's pods out of the budgets: (how many of them violate a PDB, the names of

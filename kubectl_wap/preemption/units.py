@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import chain, compress
+
+import numpy as np
 
 from ..framework.groups import GroupIndex, group_priority
 from ..framework.state import ClusterState
@@ -90,9 +93,13 @@ def effective_priority(pod: Pod, index: GroupIndex, generic_workload: bool = Tru
     if generic_workload and pod.pod_group_name:
         leaf = index.leaf_of(pod)
         if leaf is not None:
-            root = index.chain(leaf)[-1]
-            return group_priority(root), f"{root.kind} {root.key}"
+            return _leaf_priority(leaf, index)
     return pod.priority or 0, f"Pod {pod.key}"
+
+
+def _leaf_priority(leaf: PodGroup, index: GroupIndex) -> tuple[int, str]:
+    root = index.chain(leaf)[-1]
+    return group_priority(root), f"{root.kind} {root.key}"
 
 
 def victim_priority(pod: Pod, index: GroupIndex, generic_workload: bool, own_priority: bool) -> int:
@@ -120,7 +127,7 @@ class Candidates:
     it (`unit(k)`), and the passes of workload-aware preemption (preemption/candidates.py) work
     on the columns. Group units are VictimUnits from the start (`objs`)."""
 
-    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate")
+    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start", "labelset")
 
     def __init__(self) -> None:
         self.pods: list[Pod] = []
@@ -133,6 +140,8 @@ class Candidates:
         self.groups: list[int] = []  # indices of the group units
         self.victim_pods: list[Pod] = []  # every pod of every unit, in unit order
         self.violate: list[int] | None = None  # PDB-violating pods per unit, once classified
+        self.start: np.ndarray | None = None  # the first pod's start time per unit (+inf: none), when known
+        self.labelset: np.ndarray | None = None  # a single-pod unit's label set number (label_pod), -1 a group's
 
     def __len__(self) -> int:
         return len(self.pods)
@@ -159,7 +168,51 @@ class Candidates:
         return out
 
 
+def _by_name(p: Pod) -> str:
+    return p.name
+
+
+def _group_unit(state: ClusterState, index: GroupIndex, anc: PodGroup | CompositePodGroup, prio: int, source: str) -> VictimUnit | None:
+    """The unit of an All ancestor: every pod of its leaves that is in the state (None when none
+    is: the pod met falls back to a single-pod unit)."""
+    pods: list[Pod] = []
+    leaves = index.memo.get(("units.leaves", anc.kind, anc.namespace, anc.name))
+    if leaves is None:
+        leaves = index.memo[("units.leaves", anc.kind, anc.namespace, anc.name)] = index.leaves_under(anc)
+    where = state.where
+    for lg in leaves:
+        # ScheduledPods() of each leaf: pods bound in the cluster (in state).
+        # UPSTREAM-DIFF: upstream lists them in PodGroupState (map) order; we sort by name,
+        # so the first pod (whose UID is the last importance tie-break) is deterministic.
+        pods.extend(sorted([p for p in index.pods(lg) if p.uid in where], key=_by_name))
+    if not pods:
+        return None
+    rank = _RANK[anc.kind]
+    earliest = min([_INF if p.start_time is None else p.start_time for p in pods])  # as VictimUnit.earliest_start
+    return VictimUnit(anc.kind, anc.namespace, anc.name, pods, prio, rank, ALL, None, source, 0, {where[p.uid] for p in pods},
+                      any(p.affinity is not None and _anti(p) for p in pods),
+                      importance_key(prio, rank, len(pods), earliest, pods[0].uid))
+
+
 def collect(
+    state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
+    keep: list[Pod] | None = None, own_priority: bool = False,
+) -> Candidates:
+    """Every preemption unit among the pods currently in `state` (collect_walk's answer), from
+    columns kept per node across calls (ClusterState.per_node): simulate's cycles change a few
+    hundred of 5,000 nodes between two PostFilters, and the walk over every pod was the largest
+    part of each. Falls back to the walk for a pod whose PodGroup is missing (each such pod gets
+    its own `metas` entry there), and on a state's first call: building every node's columns
+    costs about what one walk does (a single analysis asks once). tests/test_collect_columns.py
+    holds the two equal."""
+    c = _collect_columns(state, index, generic_workload, below, keep, own_priority) if state.asked_before(_COLUMNS) else None
+    return c if c is not None else collect_walk(state, index, generic_workload, below, keep, own_priority)
+
+
+_COLUMNS = "preemption.units.collect"
+
+
+def collect_walk(
     state: ClusterState, index: GroupIndex, generic_workload: bool = True, below: int | None = None,
     keep: list[Pod] | None = None, own_priority: bool = False,
 ) -> Candidates:
@@ -221,27 +274,10 @@ def collect(
                 k = (anc.kind, anc.namespace, anc.name)
                 if k in done_groups:
                     continue
-                pods = []
-                for lg in index.leaves_under(anc):
-                    # ScheduledPods() of each leaf: pods bound in the cluster (in state).
-                    # UPSTREAM-DIFF: upstream lists them in PodGroupState (map) order; we sort by name,
-                    # so the first pod (whose UID is the last importance tie-break) is deterministic.
-                    pods.extend(sorted((p for p in index.pods(lg) if state.has(p)), key=lambda p: p.name))
-                if pods:
+                u = _group_unit(state, index, anc, prio, source)
+                if u is not None:
+                    pods = u.pods
                     done_groups.add(k)
-                    u = VictimUnit(
-                        kind=anc.kind,
-                        namespace=anc.namespace,
-                        name=anc.name,
-                        pods=pods,
-                        priority=prio,
-                        rank=_RANK[anc.kind],
-                        disruption_mode=ALL,
-                        source=source,
-                        nodes={state.where[p.uid] for p in pods},
-                        anti_affinity=any(_anti(p) for p in pods),
-                    )
-                    u.importance = importance_key(prio, u.rank, len(pods), u.earliest_start, pods[0].uid)
                     pods_.append(pods[0])
                     node_.append(-1)
                     prio_.append(prio)
@@ -260,6 +296,191 @@ def collect(
             meta_.append(meta)
             objs_.append(None)
             victim_pods.append(pod)
+    return c
+
+
+# (namespace, PodGroup name) <-> a number, for the per-node columns (which must not depend on a
+# GroupIndex: they are kept across calls). Only ever grows; the numbers never reach an answer.
+_GROUP_IDS: dict[tuple[str, str], int] = {}
+_GROUP_KEYS: list[tuple[str, str]] = []
+
+
+def _group_id(pod: Pod) -> int:
+    k = (pod.namespace, pod.pod_group_name)
+    i = _GROUP_IDS.get(k)
+    if i is None:
+        i = _GROUP_IDS[k] = len(_GROUP_KEYS)
+        _GROUP_KEYS.append(k)
+    return i
+
+
+# (namespace, labels mapping) <-> a number, and a pod with them: the PDB classification matches
+# each label set once (pdb.Budgets keys on the same pair). Pods of one template share their
+# labels mapping; the pod kept holds it alive, so its id is never reused while numbered.
+_LABEL_IDS: dict[tuple[str, int], int] = {}
+_LABEL_PODS: list[Pod] = []
+
+
+def _label_id(pod: Pod) -> int:
+    k = (pod.namespace, id(pod.labels))
+    i = _LABEL_IDS.get(k)
+    if i is None:
+        i = _LABEL_IDS[k] = len(_LABEL_PODS)
+        _LABEL_PODS.append(pod)
+    return i
+
+
+def label_pod(num: int) -> Pod:
+    """A pod with label set `num`'s namespace and labels mapping (Candidates.labelset)."""
+    return _LABEL_PODS[num]
+
+
+def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What collect reads of one node's pods (ClusterState.per_node): the pods, their own
+    priorities, the number of the PodGroup each names (-1: none), their start times (+inf: not
+    started, as GetPodStartTime; the importance order reads them) and label set numbers."""
+    n = len(pods)
+    return (pods, np.fromiter([p.priority or 0 for p in pods], np.int64, n),
+            np.fromiter([_group_id(p) if p.pod_group_name else -1 for p in pods], np.int64, n),
+            np.fromiter([_INF if p.start_time is None else p.start_time for p in pods], np.float64, n),
+            np.fromiter(map(_label_id, pods), np.int64, n))
+
+
+class _GroupTable:
+    """Per PodGroup number (_group_id), what collect reads of the PodGroup in one GroupIndex:
+    effective priority and its source, All ancestor (index into `ancs`), `metas` entries; filled
+    as numbers are met, kept in the index's memo for its life."""
+
+    __slots__ = ("done", "missing", "prio", "anc", "ancs", "anc_ids", "sources", "metas", "metas_own")
+
+    def __init__(self) -> None:
+        self.done = np.zeros(0, bool)
+        self.missing = np.zeros(0, bool)
+        self.prio = np.zeros(0, np.int64)
+        self.anc = np.zeros(0, np.int64)
+        self.ancs: list[PodGroup | CompositePodGroup] = []
+        self.anc_ids: dict[tuple[str, str, str], int] = {}
+        self.sources: list[str] = []
+        self.metas: list[tuple[str, str | None, str]] = []
+        self.metas_own: list[tuple[str, str | None, str]] = []
+
+    def fill(self, index: GroupIndex, ids: np.ndarray) -> bool:
+        """Fill the entries of `ids`; False when one names a PodGroup the index does not have."""
+        n = len(_GROUP_KEYS)
+        if len(self.done) < n:
+            grow = n - len(self.done)
+            self.done = np.concatenate([self.done, np.zeros(grow, bool)])
+            self.missing = np.concatenate([self.missing, np.zeros(grow, bool)])
+            self.prio = np.concatenate([self.prio, np.zeros(grow, np.int64)])
+            self.anc = np.concatenate([self.anc, np.full(grow, -1, np.int64)])
+            self.sources.extend([""] * grow)
+            self.metas.extend([("", None, "")] * grow)
+            self.metas_own.extend([("", None, "")] * grow)
+        for g in ids[~self.done[ids]].tolist():
+            self.done[g] = True
+            leaf = index.pgs.get(_GROUP_KEYS[g])
+            if leaf is None:
+                self.missing[g] = True
+                continue
+            p, source = _leaf_priority(leaf, index)
+            anc = highest_all_ancestor(leaf, index)
+            self.prio[g], self.sources[g] = p, source
+            self.metas[g] = (leaf.disruption_mode, leaf.name, source)
+            self.metas_own[g] = (leaf.disruption_mode, leaf.name, "")
+            if anc is not None:
+                self.anc[g] = a = self.anc_ids.setdefault((anc.kind, anc.namespace, anc.name), len(self.anc_ids))
+                if a == len(self.ancs):
+                    self.ancs.append(anc)
+        return not self.missing[ids].any()
+
+
+def _collect_columns(
+    state: ClusterState, index: GroupIndex, generic_workload: bool, below: int | None, keep: list[Pod] | None,
+    own_priority: bool,
+) -> Candidates | None:
+    """collect_walk's Candidates (and `keep`) from the per-node columns: every pod of the walk at
+    a position, the walk's decisions as masks over the positions, Python only per PodGroup, per
+    All ancestor and per unit built. None when a pod's PodGroup is missing (the caller walks)."""
+    segs = state.per_node(_COLUMNS, _segment)
+    pods_all = list(chain.from_iterable(sg[0] for sg in segs))
+    n = len(pods_all)
+    lens = np.fromiter((len(sg[0]) for sg in segs), np.int64, len(segs))
+    node = np.repeat(np.arange(len(segs), dtype=np.int64), lens)
+    prio = np.concatenate([sg[1] for sg in segs]) if n else np.zeros(0, np.int64)  # a copy: written below
+    rank = np.full(n, POD_RANK, np.int64)
+    meta = np.zeros(n, np.int64)
+    anc_at = np.full(n, -1, np.int64)  # All ancestor (index into ancs) of the pod's PodGroup
+    leaf_at = np.full(n, -1, np.int64)  # the pod's PodGroup (its number, _group_id)
+    c = Candidates()
+    ancs: list[PodGroup | CompositePodGroup] = []
+    sources: list[str] = []
+    if generic_workload:
+        gcol = np.concatenate([sg[2] for sg in segs]) if n else np.zeros(0, np.int64)
+        gp = np.flatnonzero(gcol >= 0)
+        # Each PodGroup numbered in the order the walk meets it (its `metas` entry's order).
+        uniq, first, inv = np.unique(gcol[gp], return_index=True, return_inverse=True)
+        met = np.argsort(first, kind="stable")
+        renumber = np.empty(len(uniq), np.intp)
+        renumber[met] = np.arange(len(uniq))
+        li = renumber[inv.reshape(-1)]
+        met_ids = uniq[met]
+        tab = index.memo.get("units.groups")
+        if tab is None:
+            tab = index.memo["units.groups"] = _GroupTable()
+        if not tab.fill(index, met_ids):
+            return None
+        ancs, sources = tab.ancs, tab.sources
+        c.metas.extend(map((tab.metas_own if own_priority else tab.metas).__getitem__, met_ids.tolist()))
+        if len(gp):
+            if not own_priority:
+                prio[gp] = tab.prio[met_ids][li]
+                rank[gp] = PODGROUP_RANK
+            meta[gp] = li + 1
+            leaf_at[gp] = gcol[gp]
+            anc_at[gp] = tab.anc[met_ids][li]
+    elig = prio < below if below is not None else np.ones(n, bool)
+    if keep is not None and below is not None:
+        keep.extend(compress(pods_all, (~elig).tolist()))
+    single = elig & (anc_at < 0)
+    first = np.zeros(n, bool)
+    units: dict[int, VictimUnit] = {}  # position of the pod that met an All ancestor first -> its unit
+    at = np.flatnonzero(elig & (anc_at >= 0))
+    if len(at):
+        a_ids = anc_at[at]
+        _, fi = np.unique(a_ids, return_index=True)
+        for pos, a in sorted(zip(at[fi].tolist(), a_ids[fi].tolist())):
+            u = _group_unit(state, index, ancs[a], int(prio[pos]), "" if own_priority else sources[leaf_at[pos]])
+            if u is None:
+                single |= elig & (anc_at == a)  # no pod in the state: each pod a unit of its own
+            else:
+                units[pos] = u
+                first[pos] = True
+    upos = np.flatnonzero(single | first)
+    pods_ = list(compress(pods_all, (single | first).tolist()))
+    node_, prio_, rank_, meta_ = node[upos], prio[upos], rank[upos], meta[upos]
+    objs: list[VictimUnit | None] = [None] * len(upos)
+    if units:
+        gk = np.searchsorted(upos, np.fromiter(units, np.int64, len(units)))
+        for k, u in zip(gk.tolist(), units.values()):
+            pods_[k] = u.pods[0]
+            objs[k] = u
+            rank_[k] = u.rank
+        node_[gk] = -1
+        meta_[gk] = -1
+        c.groups = gk.tolist()
+    c.pods, c.node, c.prio, c.rank, c.meta, c.objs = pods_, node_.tolist(), prio_.tolist(), rank_.tolist(), meta_.tolist(), objs
+    # Single-pod units' start times (a group unit's is set from its pods by the importance order).
+    c.start = (np.concatenate([sg[3] for sg in segs]) if n else np.zeros(0, np.float64))[upos]
+    c.labelset = (np.concatenate([sg[4] for sg in segs]) if n else np.zeros(0, np.int64))[upos]
+    if units:
+        c.labelset[gk] = -1
+    victim_pods = c.victim_pods
+    prev = 0
+    for k in c.groups:
+        victim_pods.extend(pods_[prev:k])
+        victim_pods.extend(objs[k].pods)
+        prev = k + 1
+    victim_pods.extend(pods_[prev:])
     return c
 
 

@@ -94,3 +94,26 @@ def test_columns_equal_the_walk(snap, data):
             gone = on[: k % (len(on) + 1)]
             state.remove_pods(gone, on[len(gone):] if k % 2 else None)
         _same(state, index, gw, own)
+
+
+def test_the_label_set_numbers_go_with_their_state():
+    """collect's label-set numbering (a pod per distinct labels mapping) lives with the state whose
+    per-node columns hold the numbers (ClusterState.kept), not in a process-wide table that held a
+    pod of every analysis for ever (metrics --serve and the MCP server analyse again and again)."""
+    import gc
+    import sys
+
+    from kubectl_wap.snapshot.io.files import load_demo
+
+    snap = load_demo()
+    index = GroupIndex.build(snap, composite_enabled=True)
+    placed = [p for p in snap.pods if p.node_name]
+    before = [sys.getrefcount(p) for p in placed]
+    for _ in range(3):
+        state = build_state(snap)
+        collect(state, index, True)
+        c = collect(state, index, True)  # the second call on a state reads the columns
+        assert c.label_sets is not None and c.label_sets.pods
+        del state, c
+    gc.collect()
+    assert [sys.getrefcount(p) for p in placed] == before

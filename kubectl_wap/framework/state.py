@@ -76,6 +76,7 @@ class ClusterState:
         self.node_tokens: list[int] = [next(_CONTENTS) for _ in range(n)]
         self._per_node: dict[str, tuple[list[int], list[Any]]] = {}
         self._asked: set[str] = set()
+        self._kept: dict[str, Any] = {}
         self.token = next(_TOKENS)  # unique per state for the life of the process (cache keys)
         # Pods with required anti-affinity terms matter to every incoming pod (InterPodAffinity's
         # "existing pods' anti-affinity"); tracked so the plugin can be skipped when there are none.
@@ -373,6 +374,15 @@ class ClusterState:
                 values[i] = compute(list(node_pods[i].values()))
             seen[:] = tokens
         return values
+
+    def kept(self, name: str, factory: Callable[[], T]) -> T:
+        """The object kept with this state under `name` (made by `factory` the first time): for what
+        a `per_node` computation must share with its callers and that must live exactly as long as
+        the cached values do (a process-wide table would hold every state's pods for ever)."""
+        obj = self._kept.get(name)
+        if obj is None:
+            obj = self._kept[name] = factory()
+        return obj
 
     def asked_before(self, name: str) -> bool:
         """Whether `name` was asked for on this state before (this call is recorded): values whose

@@ -30,7 +30,7 @@ from .importance import importance_order_columns
 from .pdb import Budgets
 from .reprieval import FITS, ReprieveOutcome, plan_reprieval
 from .result import UnitVerdict
-from .units import Candidates, VictimUnit, label_pod
+from .units import Candidates, LabelSets, VictimUnit
 
 _INF = float("inf")
 
@@ -95,7 +95,7 @@ def reprieve_order(
     budgets = Budgets(pdbs, profile)
     matches, consume = budgets.matches, budgets.consume
     objs, pods = c.objs, c.pods
-    for k in order if c.labelset is None else _selected(c.labelset, order, budgets):
+    for k in order if c.labelset is None or c.label_sets is None else _selected(c.labelset, c.label_sets, order, budgets):
         u = objs[k]
         if u is None:
             # A single pod: most are selected by no PDB (one look-up per label set), and consume
@@ -115,13 +115,13 @@ def reprieve_order(
     return violating + non_violating, len(violating), which
 
 
-def _selected(labelset: np.ndarray, order: list[int], budgets: Budgets) -> list[int]:
+def _selected(labelset: np.ndarray, sets: LabelSets, order: list[int], budgets: Budgets) -> list[int]:
     """`order` without the single-pod units that no PDB selects (they consume nothing), decided
     once per label set (collect's numbers) instead of once per unit: 30k of the 113k units at L."""
     used = np.unique(labelset[labelset >= 0])
     hit = np.zeros(int(used[-1]) + 1 if len(used) else 0, dtype=bool)
     for num in used.tolist():
-        hit[num] = bool(budgets.matches(label_pod(num)))
+        hit[num] = bool(budgets.matches(sets.pods[num]))
     o = np.array(order, dtype=np.intp)
     ls = labelset[o]
     return o[(ls < 0) | (hit[np.maximum(ls, 0)] & (ls >= 0))].tolist() if len(hit) else list(order)

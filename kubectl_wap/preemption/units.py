@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, compress
 
 import numpy as np
@@ -127,7 +128,7 @@ class Candidates:
     it (`unit(k)`), and the passes of workload-aware preemption (preemption/candidates.py) work
     on the columns. Group units are VictimUnits from the start (`objs`)."""
 
-    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start", "labelset")
+    __slots__ = ("pods", "node", "prio", "rank", "meta", "metas", "objs", "groups", "victim_pods", "violate", "start", "labelset", "label_sets")
 
     def __init__(self) -> None:
         self.pods: list[Pod] = []
@@ -141,7 +142,8 @@ class Candidates:
         self.victim_pods: list[Pod] = []  # every pod of every unit, in unit order
         self.violate: list[int] | None = None  # PDB-violating pods per unit, once classified
         self.start: np.ndarray | None = None  # the first pod's start time per unit (+inf: none), when known
-        self.labelset: np.ndarray | None = None  # a single-pod unit's label set number (label_pod), -1 a group's
+        self.labelset: np.ndarray | None = None  # a single-pod unit's label set number (label_sets), -1 a group's
+        self.label_sets: LabelSets | None = None  # what the numbers in labelset stand for
 
     def __len__(self) -> int:
         return len(self.pods)
@@ -314,28 +316,29 @@ def _group_id(pod: Pod) -> int:
     return i
 
 
-# (namespace, labels mapping) <-> a number, and a pod with them: the PDB classification matches
-# each label set once (pdb.Budgets keys on the same pair). Pods of one template share their
-# labels mapping; the pod kept holds it alive, so its id is never reused while numbered.
-_LABEL_IDS: dict[tuple[str, int], int] = {}
-_LABEL_PODS: list[Pod] = []
+class LabelSets:
+    """(namespace, labels mapping) <-> a number, and a pod with them: the PDB classification matches
+    each label set once (pdb.Budgets keys on the same pair). Pods of one template share their
+    labels mapping; the pod kept holds it alive, so its id is never reused while numbered. Kept
+    with the ClusterState whose per-node columns hold the numbers (ClusterState.kept), so it goes
+    with the state: a process-wide table grew by every analysis' pods (metrics --serve, mcp)."""
+
+    __slots__ = ("ids", "pods")
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, int], int] = {}
+        self.pods: list[Pod] = []  # number -> a pod with that label set
+
+    def number(self, pod: Pod) -> int:
+        k = (pod.namespace, id(pod.labels))
+        i = self.ids.get(k)
+        if i is None:
+            i = self.ids[k] = len(self.pods)
+            self.pods.append(pod)
+        return i
 
 
-def _label_id(pod: Pod) -> int:
-    k = (pod.namespace, id(pod.labels))
-    i = _LABEL_IDS.get(k)
-    if i is None:
-        i = _LABEL_IDS[k] = len(_LABEL_PODS)
-        _LABEL_PODS.append(pod)
-    return i
-
-
-def label_pod(num: int) -> Pod:
-    """A pod with label set `num`'s namespace and labels mapping (Candidates.labelset)."""
-    return _LABEL_PODS[num]
-
-
-def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _segment(sets: LabelSets, pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What collect reads of one node's pods (ClusterState.per_node): the pods, their own
     priorities, the number of the PodGroup each names (-1: none), their start times (+inf: not
     started, as GetPodStartTime; the importance order reads them) and label set numbers."""
@@ -343,7 +346,7 @@ def _segment(pods: list[Pod]) -> tuple[list[Pod], np.ndarray, np.ndarray, np.nda
     return (pods, np.fromiter([p.priority or 0 for p in pods], np.int64, n),
             np.fromiter([_group_id(p) if p.pod_group_name else -1 for p in pods], np.int64, n),
             np.fromiter([_INF if p.start_time is None else p.start_time for p in pods], np.float64, n),
-            np.fromiter(map(_label_id, pods), np.int64, n))
+            np.fromiter(map(sets.number, pods), np.int64, n))
 
 
 class _GroupTable:
@@ -401,7 +404,8 @@ def _collect_columns(
     """collect_walk's Candidates (and `keep`) from the per-node columns: every pod of the walk at
     a position, the walk's decisions as masks over the positions, Python only per PodGroup, per
     All ancestor and per unit built. None when a pod's PodGroup is missing (the caller walks)."""
-    segs = state.per_node(_COLUMNS, _segment)
+    sets = state.kept(_COLUMNS, LabelSets)
+    segs = state.per_node(_COLUMNS, partial(_segment, sets))
     pods_all = list(chain.from_iterable(sg[0] for sg in segs))
     n = len(pods_all)
     lens = np.fromiter((len(sg[0]) for sg in segs), np.int64, len(segs))
@@ -472,6 +476,7 @@ def _collect_columns(
     # Single-pod units' start times (a group unit's is set from its pods by the importance order).
     c.start = (np.concatenate([sg[3] for sg in segs]) if n else np.zeros(0, np.float64))[upos]
     c.labelset = (np.concatenate([sg[4] for sg in segs]) if n else np.zeros(0, np.int64))[upos]
+    c.label_sets = sets
     if units:
         c.labelset[gk] = -1
     victim_pods = c.victim_pods

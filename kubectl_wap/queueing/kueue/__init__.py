@@ -15,6 +15,9 @@ version), one module per concern:
   admission fair sharing, waitForPodsReady and its blockAdmission.
 - admissionchecks.py: admission checks: which ClusterQueues they make inactive, which apply to a
   Workload (it is Admitted once they are Ready), failed checks that block nomination.
+- jobs.py: the pending Workload a submitted Job or JobSet becomes (Kueue's job integrations).
+- evicted.py: the pods that go with an evicted Workload (each integration's PodLabelSelector).
+- answer.py: the stage's records (admitted, reserved, held, and why) for report/kueue.py to word.
 - cycle.py: one scheduling cycle (pkg/scheduler/scheduler.go Scheduler.schedule): the heads of the
   ClusterQueues, nomination, the entry order, admission and preemption issuing.
 

@@ -134,6 +134,10 @@ def test_a_pod_without_start_time_is_the_newest_on_both_paths() -> None:
     snap = Snapshot(nodes=[node], pods=pods)
     state, index = build_state(snap), GroupIndex.build(snap, composite_enabled=True)
     want = ["p-old", "p-new", "p-none"]
-    assert [u.name for u in by_importance(collect(state, index, True).units())] == want
-    c = collect(state, index, True)
+    walked = collect(state, index, True)  # the first call on a state walks: no start column (c.start None)
+    assert walked.start is None
+    assert [u.name for u in by_importance(walked.units())] == want
+    assert [walked.unit(k).name for k in candidates.importance_order(walked)] == want
+    c = collect(state, index, True)  # later calls read the per-node columns, start times among them
+    assert c.start is not None
     assert [c.unit(k).name for k in candidates.importance_order(c)] == want

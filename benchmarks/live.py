@@ -7,7 +7,8 @@ LIST with continue tokens), and runs our live read path against it in a fresh ch
 - ``snapshot``: ``kubectl wap snapshot -o <out>/<size>-live-snapshot.json.gz`` (issue 8's target:
   peak RSS <= 1.5 GiB at L);
 - ``load``: what ``whatif`` without ``--snapshot`` pays before analyzing: ``raw_source`` (the live
-  read) then ``build`` (the model), in one process.
+  read, spooled in memory as the snapshot's lines since issue 34) then ``build`` (the model, read
+  back as a snapshot file is), in one process.
 
 Peak RSS is ``ru_maxrss`` of that child alone (``os.wait4``). The server runs in another process
 and holds each item as its encoded bytes (~0.9 GB at L), so neither its memory nor its JSON

@@ -21,8 +21,9 @@ from .generate import DEFAULT_OUT, ensure
 
 def add_gangs(snap, want: int, template: str = "gang-64", namespace: str = "bench-gangs") -> int:
     """Copies of the template gang until `want` gangs are pending; returns how many were added."""
-    pending = {(g.namespace, g.name) for g in snap.pod_groups if any(p.pod_group_name == g.name and p.namespace == g.namespace and not p.node_name
-                                                                     for p in snap.pods)}
+    # One pass over the pods (a scan per group was 11k x 150k pod reads at L: ~2 minutes per run).
+    unbound = {(p.namespace, p.pod_group_name) for p in snap.pods if p.pod_group_name and not p.node_name}
+    pending = {(g.namespace, g.name) for g in snap.pod_groups if (g.namespace, g.name) in unbound}
     tpl = next(g for g in snap.pod_groups if g.namespace == namespace and g.name == template)
     pods = [p for p in snap.pods if p.namespace == namespace and p.pod_group_name == template]
     added = 0

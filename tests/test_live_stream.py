@@ -486,3 +486,115 @@ def test_the_spool_has_no_name_and_is_private() -> None:
         assert stat.S_IMODE(st_.st_mode) & 0o077 == 0
     finally:
         sink.close()
+
+
+# ---- whatif/explain/pending from a live cluster: the read spooled in memory, read back as a snapshot ----
+
+def _collected_model(kc: str, **kw: Any) -> Any:
+    """The model as live reads built it before (and --redact/-o yaml captures still collect):
+    load_live's stripped dicts, straight into build."""
+    from kubectl_wap.model import SnapshotHeader
+    from kubectl_wap.snapshot.io.files import _fill_header
+    from kubectl_wap.snapshot.source import build
+
+    header_dict, items = live.load_live(kc, None, None, **kw)
+    header = SnapshotHeader(source=f"cluster {header_dict['server']['url']}")
+    _fill_header(header, header_dict)
+    return build(header, items), items
+
+
+def _same_but_the_capture_time(a: Any, b: Any) -> None:
+    import dataclasses
+
+    assert dataclasses.replace(a.header, captured_at="") == dataclasses.replace(b.header, captured_at="")
+    assert dataclasses.replace(a, header=None) == dataclasses.replace(b, header=None)
+    assert a.pods == b.pods and a.nodes == b.nodes  # the dataclasses, field by field
+
+
+# The odd pods the model refuses (a name the API server would not store, a request that is no
+# quantity) make both reads fail alike (below); the others are read into a model.
+_REFUSED = ("p\u00e9-\u4e2d", "web-5-1013")
+
+
+@pytest.fixture(scope="module")
+def buildable(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("buildable")
+    objects = [o for o in _objects() if o.get("metadata", {}).get("name") not in _REFUSED]
+    objects.append(_pod(2000, metadata__name="urgent", metadata__namespace="ns0", spec__nodeName=_DEL, status=_DEL,
+                        spec__priority=5000, spec__containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}]))
+    with FakeApiServer(objects, token="t", tls=tls_available()) as srv:
+        yield srv, str(srv.write_kubeconfig(tmp / "kc")), tmp
+
+
+@pytest.mark.parametrize("events", [False, True])
+def test_a_live_read_builds_the_model_the_collected_dicts_build(buildable: Any, events: bool) -> None:
+    """raw_source reads a live cluster through the capture's sink into memory and back through the
+    snapshot reader: the model (odd pods included: each takes the dict path in its place) and the
+    raw items the diagnosis commands read are what the collected dicts gave."""
+    from kubectl_wap.snapshot.io.capture import LineSpool
+    from kubectl_wap.snapshot.source import build, raw_source
+
+    srv, kc, tmp = buildable
+    made: list[LineSpool] = []
+    real = LineSpool.__init__
+
+    def spy(self: LineSpool, in_memory: bool = False) -> None:
+        real(self, in_memory)
+        made.append(self)
+
+    ref, collected = _collected_model(kc, events=events)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(LineSpool, "__init__", spy)
+    try:
+        header, items = raw_source(None, False, kc, None, events=events)
+    finally:
+        mp.undo()
+    assert [type(s.file) for s in made] == [io.BytesIO]  # nothing written to disk
+    assert not isinstance(items, list)  # read lazily, once
+    snap = build(header, items)
+    _same_but_the_capture_time(snap, ref)
+    served_pods = {(o["metadata"]["namespace"], o["metadata"]["name"]) for o in srv._store["pods"]}
+    assert len(snap.pods) == len(served_pods) > 1000  # an odd pod named as a plain one replaces it in both
+    # The diagnosis commands' raw items: the same objects, as a snapshot file of the read gives them.
+    _, again = raw_source(None, False, kc, None, events=events)
+    as_dicts = list(again)
+    assert as_dicts == [for_sharing(o) for o in collected]
+    assert any(o.get("reason") == "Preempted" for o in as_dicts) is events
+
+
+def test_a_live_object_the_model_refuses_is_the_same_one_line(served: Any) -> None:
+    from kubectl_wap.errors import UserError
+    from kubectl_wap.snapshot.source import build, raw_source
+
+    srv, kc, tmp = served
+    with pytest.raises(UserError) as old:
+        _collected_model(kc)
+    header, items = raw_source(None, False, kc, None)
+    with pytest.raises(UserError) as new:
+        build(header, items)
+    assert str(new.value) == str(old.value)
+    assert "metadata.name is not a name the API server stores" in str(new.value)
+
+
+def test_a_live_read_answers_as_its_snapshot_does(buildable: Any, tmp_path: Path) -> None:
+    """`whatif` on the live cluster and on `kubectl wap snapshot` of it: the same JSON, the source
+    line aside."""
+    from typer.testing import CliRunner
+
+    from kubectl_wap.cli import app
+
+    srv, kc, tmp = buildable
+    snap = tmp_path / "s.json.gz"
+    runner = CliRunner()
+    r = runner.invoke(app, ["snapshot", "--kubeconfig", kc, "--output-file", str(snap)])
+    assert r.exit_code == 0, r.output
+    args = ["whatif", "pod", "urgent", "-n", "ns0", "-o", "json"]
+    live_out = runner.invoke(app, [*args, "--kubeconfig", kc])
+    file_out = runner.invoke(app, [*args, "--snapshot", str(snap)])
+    assert live_out.exit_code == file_out.exit_code == 0, (live_out.output, file_out.output)
+    a, b = json.loads(live_out.stdout), json.loads(file_out.stdout)
+    assert a["outcome"] == "Preempt" and a["victims"]
+    for doc in (a, b):
+        doc.pop("source", None)
+        doc.get("snapshot", {}).pop("source", None)
+    assert a == b

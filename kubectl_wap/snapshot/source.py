@@ -12,7 +12,8 @@ from ..errors import UserError
 from ..model import Snapshot, SnapshotHeader
 from .decode.convert import build_snapshot
 from .decode.podadmission import Admission, admit_pod, policy_from
-from .io.files import DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, stream_file
+from .io.files import (DEMO_MISSING, DEMO_PATH, _fill_header, load_items, model_items, snapshot_path, spooled_snapshot,
+                       stream_file)
 
 
 
@@ -27,7 +28,7 @@ def raw_source(
     pvcs: bool = False,
     overrides: Any = None,
     file_progress: Callable[[str, int, int | None], None] | None = None,
-) -> tuple[SnapshotHeader, list[Any]]:
+) -> tuple[SnapshotHeader, Iterable[Any]]:
     """`progress` hears a live read's (resource, objects so far); `file_progress` a file's
     (phase, done, total) as it is read (io/files.py stream_file)."""
     if snapshot and demo:
@@ -38,13 +39,24 @@ def raw_source(
         return _file_items(DEMO_PATH, file_progress)
     if snapshot:
         return _file_items(snapshot_path(snapshot), file_progress)
+    from .io.capture import StreamSink
     from .io.live import load_live  # lazily: importing the kubernetes client is slow
 
-    # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
-    header_dict, items = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, overrides)
+    # The read goes the way `kubectl wap snapshot` writes it (io/capture.py: each page becomes the
+    # snapshot's lines as it arrives, a pod of the usual shape straight from its decoded Struct to
+    # its row), into memory, and is read back as a snapshot file is (files.spooled_snapshot): the
+    # model is the one the snapshot of the same read gives, without holding the cluster's objects
+    # as dicts first (issue 34: L 15.3 s / 599 MiB before).
+    sink = StreamSink(in_memory=True)
+    try:
+        # Preemption is cluster-wide: always read every namespace; -n only selects the preemptor.
+        header_dict, _ = load_live(kubeconfig, context, None, request_timeout, progress, events, pvcs, overrides, sink=sink)
+    except BaseException:
+        sink.close()
+        raise
     header = SnapshotHeader(source=f"cluster {header_dict.get('server', {}).get('url', '')}")
     _fill_header(header, header_dict)
-    return header, items
+    return header, spooled_snapshot(header.source, sink.spool.closed_list())
 
 
 def _file_items(path: Path, progress: Callable[[str, int, int | None], None] | None = None) -> tuple[SnapshotHeader, Iterable[Any]]:

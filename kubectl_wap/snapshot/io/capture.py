@@ -17,6 +17,7 @@ the collected items, byte for byte (tests/test_live_stream.py).
 
 from __future__ import annotations
 
+import io
 import tempfile
 from typing import IO, Any
 
@@ -36,14 +37,18 @@ _DISRUPTION = "DisruptionTarget"
 
 class LineSpool:
     """The items' lines in output order, joined by ",\\n", in an unnamed temporary file (created
-    0600 and never linked: the stripped cluster data has no name on disk). `mark`/`rewind` drop
-    what a list that restarts (410 Gone) had added."""
+    0600 and never linked: the stripped cluster data has no name on disk), or in memory
+    (`in_memory`: a live read analysed at once, which writes nothing). `mark`/`rewind` drop what a
+    list that restarts (410 Gone) had added."""
 
-    def __init__(self) -> None:
-        try:
-            self.file: IO[bytes] = tempfile.TemporaryFile()
-        except OSError as e:
-            raise _spool_error(e) from None
+    def __init__(self, in_memory: bool = False) -> None:
+        if in_memory:
+            self.file: IO[bytes] = io.BytesIO()
+        else:
+            try:
+                self.file = tempfile.TemporaryFile()
+            except OSError as e:
+                raise _spool_error(e) from None
         self.empty = True
 
     def write(self, lines: list[str]) -> None:
@@ -74,6 +79,13 @@ class LineSpool:
                 return
             yield chunk
 
+    def closed_list(self) -> IO[bytes]:
+        """The file from its start, the list closed as write_snapshot closes it: what
+        files.spooled_snapshot reads. Nothing can be written after."""
+        self.file.write(b"]}\n" if self.empty else b"\n]}\n")
+        self.file.seek(0)
+        return self.file
+
     def close(self) -> None:
         self.file.close()
 
@@ -88,8 +100,8 @@ class StreamSink:
     page's lines, encoded in item order, go to the spool. Events are kept only when Preempted
     (`keep_preempted`, as load_live keeps them)."""
 
-    def __init__(self) -> None:
-        self.spool = LineSpool()
+    def __init__(self, in_memory: bool = False) -> None:
+        self.spool = LineSpool(in_memory)
         self.encoder = LineEncoder()
         self.read = 0  # items read of the current resource
         self.keep_preempted = False

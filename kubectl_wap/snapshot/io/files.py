@@ -12,7 +12,7 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ...errors import UserError
 
@@ -44,7 +44,7 @@ def _lean_decoder() -> Any:
         _lean = lean
     return _lean
 
-from ..decode.spectemplates import Decoder, check_version
+from ..decode.spectemplates import FORMAT_VERSION, Decoder, check_version
 from .liststream import skip_blank
 from .safeyaml import safe_yaml
 
@@ -334,11 +334,44 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
         raise
     decoder = Decoder(f"{path}: ", pod_from_row, version) if version >= 2 else None
 
+    size = path.stat().st_size
+    where = _file_position(f)
+
+    def tick() -> None:
+        progress("read", min(where(), size), size)  # type: ignore[misc]
+
+    def items(models: bool) -> Iterator[Any]:
+        return _snapshot_lines(str(path), f, rest[len(_ITEMS_OPEN):], len(first), decoder, models,
+                               tick if progress is not None else None, lambda: _too_big(path))
+
+    return header, SnapshotItems(items, decoder)
+
+
+def spooled_snapshot(label: str, f: IO[bytes]) -> SnapshotItems:
+    """The items of a live read spooled as a snapshot's item lines (io/capture.py LineSpool with
+    its closing line): what stream_snapshot gives for the file the snapshot command would write of
+    the same read, read by the same loop. `label` names the source in errors."""
+    decoder = Decoder(f"{label}: ", pod_from_row, FORMAT_VERSION)
+
+    def items(models: bool) -> Iterator[Any]:
+        return _snapshot_lines(label, f, None, 0, decoder, models, None, None)
+
+    return SnapshotItems(items, decoder)
+
+
+def _snapshot_lines(label: str, f: IO[bytes], rest: bytes | None, total: int, decoder: Decoder | None, models: bool,
+                    tick: Callable[[], None] | None, too_big: Callable[[], UserError] | None) -> Iterator[Any]:
+    """The items of a snapshot laid out as write_snapshot lays it out (one item per line, each but
+    the last ending in a comma, `]}` closing the list), from the rest of the header's line (`rest`,
+    None when `f` starts at the first item's line) and `f`'s lines; `models` converts pod rows.
+    `tick` hears every PROGRESS_EVERY lines; `too_big` is the error past --max-input-size
+    (`total`: the bytes before `rest`). Closes `f` when done."""
+
     def _parse_line(body: bytes, lineno: int) -> Any:
         try:
             return _loads(body)
         except (ValueError, TypeError) as e:
-            raise UserError(f"{path}: invalid JSON on snapshot line {lineno}: {e}") from None
+            raise UserError(f"{label}: invalid JSON on snapshot line {lineno}: {e}") from None
 
     def _last(body: bytes, lineno: int) -> tuple[Any, bool]:
         """(item, closes the list) for a line that does not end in a comma."""
@@ -351,62 +384,57 @@ def stream_snapshot(path: Path, progress: Progress | None = None) -> tuple[Snaps
                 return _parse_line(body, lineno), False
         return _parse_line(body, lineno), False  # no comma: the list closes on a later line
 
-    size = path.stat().st_size
-    where = _file_position(f)
-
-    def items(models: bool) -> Iterator[Any]:
-        decode = None if decoder is None else decoder.model if models else decoder.item
-        loads = _loads
-        lineno = 0
-        n = 0
-        total, limit = len(first), max_input_bytes
-        try:
-            for line in itertools.chain((rest[len(_ITEMS_OPEN):],), f):
-                lineno += 1
-                total += len(line)
-                if total > limit:
-                    raise _too_big(path)
-                if progress is not None and lineno % PROGRESS_EVERY == 0:
-                    progress("read", min(where(), size), size)
-                done = False
-                if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
-                    try:
-                        obj = loads(line[:-2])
-                    except (ValueError, TypeError):
-                        obj = _parse_line(line.strip()[:-1], lineno)
-                else:
-                    body = line.strip()
-                    if body == b"]}":
-                        return
-                    if body.endswith(b","):
-                        obj = _parse_line(body[:-1], lineno)
-                    elif body:
-                        obj, done = _last(body, lineno)
-                    else:  # a blank line: skip the whole run of whitespace it starts at once
-                        skipped, breaks = skip_blank(f)
-                        total += skipped
-                        lineno += breaks
-                        if total > limit:
-                            raise _too_big(path)
-                        continue
-                if decode is not None:
-                    try:
-                        obj = decode(obj, n)
-                    except UserError as e:
-                        msg = str(e)
-                        raise UserError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
-                n += 1
-                if obj is not None:
-                    yield obj
-                if done:
+    decode = None if decoder is None else decoder.model if models else decoder.item
+    loads = _loads
+    lineno = 0
+    n = 0
+    limit = max_input_bytes if too_big is not None else float("inf")
+    lines = itertools.chain((rest,), f) if rest is not None else f
+    try:
+        for line in lines:
+            lineno += 1
+            total += len(line)
+            if total > limit:
+                raise too_big()  # type: ignore[misc]
+            if tick is not None and lineno % PROGRESS_EVERY == 0:
+                tick()
+            done = False
+            if line[-2:] == b",\n":  # every line but the last, as write_snapshot lays it out
+                try:
+                    obj = loads(line[:-2])
+                except (ValueError, TypeError):
+                    obj = _parse_line(line.strip()[:-1], lineno)
+            else:
+                body = line.strip()
+                if body == b"]}":
                     return
-            raise UserError(f"{path}: snapshot ends early at line {lineno + 1} (truncated file?)")
-        except (OSError, EOFError, zlib.error) as e:
-            raise UserError(f"{path}: corrupt or truncated gzip data ({e})") from None
-        finally:
-            f.close()
-
-    return header, SnapshotItems(items, decoder)
+                if body.endswith(b","):
+                    obj = _parse_line(body[:-1], lineno)
+                elif body:
+                    obj, done = _last(body, lineno)
+                else:  # a blank line: skip the whole run of whitespace it starts at once
+                    skipped, breaks = skip_blank(f)
+                    total += skipped
+                    lineno += breaks
+                    if total > limit:
+                        raise too_big()  # type: ignore[misc]
+                    continue
+            if decode is not None:
+                try:
+                    obj = decode(obj, n)
+                except UserError as e:
+                    msg = str(e)
+                    raise UserError(msg if msg.startswith(f"{label}: ") else f"{label}: {msg}") from None
+            n += 1
+            if obj is not None:
+                yield obj
+            if done:
+                return
+        raise UserError(f"{label}: snapshot ends early at line {lineno + 1} (truncated file?)")
+    except (OSError, EOFError, zlib.error) as e:
+        raise UserError(f"{label}: corrupt or truncated gzip data ({e})") from None
+    finally:
+        f.close()
 
 
 class SnapshotItems:

@@ -91,3 +91,21 @@ def test_ab_alternates_two_revisions(tmp_path):
     runs = ab.ab(["HEAD", "HEAD~0"], "T", 1, out=str(tmp_path), gen_kw={"nodes": 20, "pods": 300, "gangs": (8,)})
     assert sorted(runs) == sorted((c, r) for c in ("whatif", "explain", "rank") for r in ("HEAD", "HEAD~0"))
     assert all(len(v) == 1 and v[0] > 0 for v in runs.values())
+
+
+def test_simulate_benchmark_adds_gangs_up_to_the_count(tmp_path):
+    """benchmarks.simulate's set-up: the gangs already pending are found in one pass over the pods
+    (the same set as asking of each group whether some pod of it is unbound), and copies of the
+    template are added until there are `want`."""
+    from benchmarks.simulate import add_gangs
+    from kubectl_wap.snapshot.io.files import load_snapshot
+
+    meta = generate.generate("T", str(tmp_path), seed=7, nodes=20, pods=600, gangs=(8, 16))
+    snap = load_snapshot(meta["snapshot_path"])
+    pending = {(g.namespace, g.name) for g in snap.pod_groups
+               if any(p.pod_group_name == g.name and p.namespace == g.namespace and not p.node_name for p in snap.pods)}
+    assert {n for _, n in pending} == {"gang-8", "gang-16"}
+    groups = len(snap.pod_groups)
+    assert add_gangs(snap, 5, template="gang-8") == 3
+    assert len(snap.pod_groups) == groups + 3
+    assert sum(1 for p in snap.pods if p.pod_group_name == "sim-gang-3") == 8

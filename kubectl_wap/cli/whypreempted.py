@@ -86,16 +86,17 @@ def forensics_report(kind: str | None, name: str | None, src: Source, color: Col
     from ..diagnose.forensics import why_preempted
     from ..report.diagnose import forensics_document
     from ..report.profileinfo import profile_fields
-    from ..snapshot.decode.evidence import collect_evidence
+    from ..snapshot.decode.evidence import collect_evidence, kueue_preemptions
     from ..snapshot.source import build
 
     _early_gates(src.feature_gates, src.scheduler_version)
     ns = src.namespace or _default_namespace(src)
     header, items = _raw_items(src, color, events=True)
     conds, events = collect_evidence(items)
+    kueued = kueue_preemptions(items)
     snap = build(header, items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     now = _snapshot_time(snap) if (src.snapshot or src.demo) else time.time()
-    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now))
+    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now, kueue=kueued))
     doc.update(profile_fields(gates))
     return doc

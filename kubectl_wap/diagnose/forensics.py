@@ -25,7 +25,7 @@ from ..preemption.analyze import analyze
 from ..preemption.gates import Gates
 from ..preemption.result import PREEMPT
 from ..preemption.units import effective_priority
-from ..snapshot.decode.evidence import PREEMPTION_BY_SCHEDULER, Condition, PreemptedEvent
+from ..snapshot.decode.evidence import PREEMPTION_BY_SCHEDULER, Condition, KueuePreemption, PreemptedEvent
 
 NAMED, LIKELY, POSSIBLE = "named by the Preempted event", "likely", "possible"
 _EVENT = re.compile(r"Preempted by (pod|podgroup|compositepodgroup) (\S+) on node (\S+)")
@@ -57,14 +57,18 @@ class Forensics:
     suspects: list[Suspect] = field(default_factory=list)
     replay: str = ""
     uncertainty: list[str] = field(default_factory=list)
+    # Workloads of the victim's namespace that Kueue preempted: Kueue's own preemption stops a
+    # Workload's job, which removes its pods without kube-scheduler's evidence (reported beside it).
+    kueue: list[KueuePreemption] = field(default_factory=list)
 
 
 @gc_paused
 def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], events: list[PreemptedEvent], kind: str,
                   namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW,
-                  now: float | None = None) -> Forensics:
+                  now: float | None = None, kueue: list[KueuePreemption] | None = None) -> Forensics:
     """`now`: when the state was captured (None: unknown); a replay long after the preemption
-    runs on a cluster that may have changed since, and the answer says so."""
+    runs on a cluster that may have changed since, and the answer says so. `kueue`: the Workloads
+    Kueue preempted (evidence.kueue_preemptions); those of the victim's namespace are reported."""
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     k = kind.lower()
@@ -82,6 +86,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
     else:
         raise UserError(f"unknown kind {kind!r}: want pod or podgroup")
     evs = [e for e in events if e.namespace == namespace and e.name in names]
+    kueued = [k for k in kueue or () if k.namespace == namespace]
     cs = [c for (ns, n), c in conds.items() if ns == namespace and n in names]
     if not pods and not evs:
         # A deleted victim is named only by its events; without them, the not-found error names
@@ -90,8 +95,9 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
             check_object(snap, fk, namespace, name)
         except UserError as e:
             raise UserError(f"{e}; and no Preempted event names it"
-                            " (read events with --events, or from a snapshot taken with --events)") from None
-    out = Forensics(fk, namespace, name, False)
+                            " (read events with --events, or from a snapshot taken with --events)"
+                            + _kueue_hint(kueued)) from None
+    out = Forensics(fk, namespace, name, False, kueue=kueued)
     if pods:
         out.priority = max(effective_priority(p, index, gates.generic_workload)[0] for p in pods)
         out.node = ", ".join(sorted({p.node_name for p in pods if p.node_name}))
@@ -147,6 +153,16 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
             out.uncertainty.append(f"this state was captured {int((now - out.time) // 60)} minute(s) after the preemption: "
                                    "the cluster may have changed since, so the replay is less reliable")
     return out
+
+
+def _kueue_hint(kueued: list[KueuePreemption]) -> str:
+    """The not-found error's pointer to Kueue's preemptions in the namespace (the pods of a Workload
+    Kueue preempts are removed when its job is stopped, so they are often gone)."""
+    if not kueued:
+        return ""
+    names = ", ".join(k.workload for k in kueued[:5]) + (f" and {len(kueued) - 5} more" if len(kueued) > 5 else "")
+    return (f"; Kueue preempted Workload(s) {names} in this namespace: Kueue's preemption stops a Workload's job, "
+            "which removes its pods, and why-preempted reads kube-scheduler's evidence only")
 
 
 def _iso(t: float | None) -> str:

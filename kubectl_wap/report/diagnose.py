@@ -221,6 +221,9 @@ def forensics_document(f: Any) -> dict[str, Any]:
         "suspects": [{"kind": s.kind, "namespace": s.namespace, "name": s.name, "priority": s.priority,
                       "confidence": s.confidence, "evidence": list(s.evidence)} for s in f.suspects],
         "replay": f.replay or None, "uncertainty": list(f.uncertainty),
+        **({"kueuePreemptions": [
+            {"namespace": k.namespace, "workload": k.workload, "time": _iso(k.time), "reason": k.reason or None,
+             "preemptor": k.preemptor or None, "preemptorUID": k.preemptor_uid or None} for k in f.kueue]} if f.kueue else {}),
     }
 
 
@@ -246,3 +249,12 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
         line(rules)
     for u in d["uncertainty"]:
         line(f"Uncertain: {u}")
+    for k in d.get("kueuePreemptions", ()):
+        by = (f" to admit Workload {k['preemptor']}" if k["preemptor"] else
+              f" to admit the Workload of UID {k['preemptorUID']} (no longer in this state)" if k["preemptorUID"] else "")
+        why = f", for {k['reason']}" if k["reason"] else ""
+        line(f"Kueue preempted Workload {k['namespace']}/{k['workload']}" + (f" at {k['time']}" if k["time"] else "") + by + why
+             + (" (its Preempted condition; the preemptor is named only by Kueue's Preempted event: read events with --events)"
+                if not k["preemptorUID"] else ""))
+    if d.get("kueuePreemptions"):
+        line("Kueue's preemptions stop a Workload's job, which removes its pods: they carry none of kube-scheduler's evidence above.")

@@ -1,10 +1,11 @@
 """Preemption evidence in raw objects, for `why-preempted`: the victims' DisruptionTarget
-conditions and the "Preempted" events. The model keeps only what kube-scheduler reads; these
-are read from the raw items (a live read, or a snapshot that kept them)."""
+conditions and the "Preempted" events, and the Workloads Kueue preempted. The model keeps only what
+kube-scheduler reads; these are read from the raw items (a live read, or a snapshot that kept them)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -34,6 +35,30 @@ class PreemptedEvent:
     related_uid: str = ""
 
 
+@dataclass(slots=True, frozen=True)
+class KueuePreemption:
+    """A Workload that Kueue preempted. Kueue v0.17.0 (pkg/scheduler/preemption/preemption.go
+    IssuePreemptions) evicts it with a Preempted condition and records a "Preempted" event on it
+    whose message (preemptionMessage) names the preemptor Workload's UID and the reason; a snapshot
+    keeps the condition's type and time, and the event only when taken with --events."""
+
+    namespace: str
+    workload: str
+    time: float | None
+    reason: str = ""  # the message's human-readable reason ("prioritization in the ClusterQueue"); "" without the event
+    preemptor: str = ""  # "namespace/name" of the Workload with the message's UID, when it is in the state
+    preemptor_uid: str = ""
+
+
+# preemptionMessage: "Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor
+# path: %s; preemptee path: %s" (the event appends the priorities after another "; ").
+_KUEUE_MESSAGE = re.compile(r"^Preempted to accommodate a workload \(UID: ([^,]*), JobUID: [^)]*\) due to ([^;]*)")
+
+
+def _is_kueue_workload(o: dict) -> bool:
+    return o.get("kind") == "Workload" and str(o.get("apiVersion", "")).startswith("kueue.x-k8s.io/")
+
+
 def parse_time(t: Any) -> float | None:
     if not isinstance(t, str) or not t:
         return None
@@ -60,6 +85,8 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
                                                   as_str(c.get("message")))
         elif kind == "Event" and o.get("reason") == "Preempted":
             inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
+            if as_str(inv.get("kind")) not in ("", "Pod"):
+                continue  # kube-scheduler records its Preempted event on the victim pod (executor.go PreemptPod); Kueue's is on a Workload
             rel = as_dict(o.get("related"))
             t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
             events.append(PreemptedEvent(
@@ -67,6 +94,39 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
                 as_str(o.get("message")) or as_str(o.get("note")), as_str(rel.get("kind")), as_str(rel.get("namespace")),
                 as_str(rel.get("name")), as_str(rel.get("uid"))))
     return conds, events
+
+
+def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
+    """The Workloads Kueue preempted, by namespace and name: a Workload whose Preempted condition is
+    True, or that a "Preempted" event names (its message gives the preemptor's UID and the reason,
+    resolved to a Workload of the state when it is still there)."""
+    uids: dict[str, str] = {}
+    when: dict[tuple[str, str], float | None] = {}
+    said: dict[tuple[str, str], tuple[str, str, float | None]] = {}
+    for o in items:
+        if not isinstance(o, dict):
+            continue
+        md = as_dict(o.get("metadata"))
+        if _is_kueue_workload(o):
+            ns, name = as_str(md.get("namespace")) or "default", as_str(md.get("name"))
+            if as_str(md.get("uid")):
+                uids[as_str(md.get("uid"))] = f"{ns}/{name}"
+            for c in as_list(as_dict(o.get("status")).get("conditions")):
+                if isinstance(c, dict) and c.get("type") == "Preempted" and c.get("status") == "True":
+                    when[(ns, name)] = parse_time(c.get("lastTransitionTime"))
+        elif o.get("kind") == "Event" and o.get("reason") == "Preempted":
+            inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
+            m = _KUEUE_MESSAGE.match(as_str(o.get("message")) or as_str(o.get("note")))
+            if as_str(inv.get("kind")) != "Workload" or m is None:
+                continue
+            ns = as_str(inv.get("namespace")) or as_str(md.get("namespace")) or "default"
+            t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
+            said[(ns, as_str(inv.get("name")))] = (m.group(1), m.group(2).strip(), t)
+    out = []
+    for key in sorted(set(when) | set(said)):
+        uid, reason, t = said.get(key, ("", "", None))
+        out.append(KueuePreemption(key[0], key[1], when.get(key) or t, reason, uids.get(uid, ""), uid))
+    return out
 
 
 def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], list[str]] | None:

@@ -1,0 +1,138 @@
+"""`why-preempted` on a Kueue cluster: the Workloads Kueue preempted are reported beside
+kube-scheduler's evidence, never as it. Kueue v0.17.0 (pkg/scheduler/preemption/preemption.go,
+IssuePreemptions) evicts a target Workload with a Preempted condition (workload.SetPreemptedCondition)
+and records a "Preempted" event on it whose message is preemptionMessage's
+
+    Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor path: %s; preemptee path: %s
+
+followed by "; preemptor effective priority: ..." (the event only); %s after "due to" is
+HumanReadablePreemptionReasons[reason]. The job integration then stops the job, which removes its
+pods: none of them gets kube-scheduler's DisruptionTarget condition or Preempted event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from diagnose_builders import node, pod
+from kueue_builders import WL
+from typer.testing import CliRunner
+
+from kubectl_wap.cli import app
+from kubectl_wap.diagnose.forensics import why_preempted
+from kubectl_wap.snapshot.decode.convert import build_snapshot
+from kubectl_wap.snapshot.decode.evidence import KueuePreemption, collect_evidence, kueue_preemptions
+
+REPORT = Path(__file__).resolve().parent.parent / "kubectl_wap" / "report"
+KUEUE = "kueue.x-k8s.io/v1beta2"
+
+
+def _workload(name: str, ns: str = "team", preempted_at: str | None = None) -> dict[str, Any]:
+    w = WL(name, ns).queue("lq").priority(10).request(cpu="1").build()
+    w.update(apiVersion=KUEUE, kind="Workload")
+    if preempted_at:
+        w["status"] = {"conditions": [
+            {"type": "Evicted", "status": "True", "reason": "Preempted", "lastTransitionTime": preempted_at},
+            {"type": "Preempted", "status": "True", "reason": "InClusterQueue", "lastTransitionTime": preempted_at}]}
+    return w
+
+
+def _kueue_event(target: str, preemptor_uid: str, ns: str = "team", reason: str = "prioritization in the ClusterQueue",
+                 at: str = "2026-11-30T11:00:05Z") -> dict[str, Any]:
+    message = (f"Preempted to accommodate a workload (UID: {preemptor_uid}, JobUID: job-uid-1) due to {reason}; "
+               "preemptor path: /cq-a; preemptee path: /cq-a; preemptor effective priority: 100 (base: 100, boost: 0); "
+               "preemptee effective priority: 10 (base: 10, boost: 0)")
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{target}.1", "namespace": ns}, "reason": "Preempted",
+            "type": "Normal", "message": message, "lastTimestamp": at,
+            "involvedObject": {"apiVersion": KUEUE, "kind": "Workload", "namespace": ns, "name": target, "uid": f"{ns}-{target}"}}
+
+
+def _cluster(events: bool = True) -> list[dict[str, Any]]:
+    items = [node("n1", cpu="8"), pod("trainer-0", ns="team", node_name="n1", priority=10),
+             _workload("job-train-abc12", preempted_at="2026-11-30T11:00:04Z"), _workload("job-urgent-77f3a")]
+    if events:
+        items.append(_kueue_event("job-train-abc12", "team-job-urgent-77f3a"))
+    return items
+
+
+def test_the_preempted_workload_and_its_preemptor_are_read_from_the_condition_and_the_event() -> None:
+    found = kueue_preemptions(_cluster())
+    assert found == [KueuePreemption("team", "job-train-abc12", found[0].time, "prioritization in the ClusterQueue",
+                                     "team/job-urgent-77f3a", "team-job-urgent-77f3a")]
+    assert found[0].time == pytest.approx(1796036404.0)  # the condition's time, not the event's
+    # Without events only the condition is left: no reason, no preemptor.
+    assert kueue_preemptions(_cluster(events=False)) == [KueuePreemption("team", "job-train-abc12", found[0].time)]
+    # A preemptor no longer in the state keeps its UID only; a Workload named only by the event is still one.
+    gone = kueue_preemptions([_kueue_event("job-x", "uid-gone", reason="reclamation within the cohort")])
+    assert gone == [KueuePreemption("team", "job-x", gone[0].time, "reclamation within the cohort", "", "uid-gone")]
+
+
+def test_kueue_s_event_is_no_evidence_of_kube_scheduler_even_for_a_pod_of_the_same_name() -> None:
+    """kube-scheduler records its Preempted event on the victim pod (executor.go PreemptPod); one
+    on a Workload is Kueue's, whatever it is named."""
+    items = [node("n1", cpu="8"), pod("job-train-abc12", ns="team", node_name="n1", priority=10),
+             _kueue_event("job-train-abc12", "team-job-urgent-77f3a")]
+    conds, events = collect_evidence(items)
+    assert events == []
+    f = why_preempted(build_snapshot(items), conds, events, "pod", "team", "job-train-abc12", kueue=kueue_preemptions(items))
+    assert not f.preempted and not f.suspects
+    assert [k.workload for k in f.kueue] == ["job-train-abc12"]
+
+
+def _snapshot(tmp_path: Path, items: list[dict[str, Any]]) -> str:
+    p = tmp_path / "kueue.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return str(p)
+
+
+def test_why_preempted_reports_kueue_s_preemptions_in_the_namespace(tmp_path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    snap = _snapshot(tmp_path, _cluster())
+    out = CliRunner().invoke(app, ["why-preempted", "pod", "trainer-0", "-n", "team", "--snapshot", snap, "-o", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    jsonschema.validate(doc, json.loads((REPORT / "forensics-schema.json").read_text()))
+    assert not doc["preempted"]
+    assert doc["kueuePreemptions"] == [{"namespace": "team", "workload": "job-train-abc12", "time": "2026-11-30T11:00:04Z",
+                                        "reason": "prioritization in the ClusterQueue", "preemptor": "team/job-urgent-77f3a",
+                                        "preemptorUID": "team-job-urgent-77f3a"}]
+    table = CliRunner().invoke(app, ["why-preempted", "pod", "trainer-0", "-n", "team", "--snapshot", snap])
+    assert table.exit_code == 0, table.output
+    text = " ".join(table.stdout.split())
+    assert ("Kueue preempted Workload team/job-train-abc12 at 2026-11-30T11:00:04Z to admit Workload "
+            "team/job-urgent-77f3a, for prioritization in the ClusterQueue") in text
+    assert "they carry none of kube-scheduler's evidence above" in text
+
+
+def test_no_kueue_preemption_no_key(tmp_path: Path) -> None:
+    """Another namespace's preemptions, or none: the document is as before."""
+    snap = _snapshot(tmp_path, [*_cluster(), pod("web-0", ns="web", node_name="n1")])
+    out = CliRunner().invoke(app, ["why-preempted", "pod", "web-0", "-n", "web", "--snapshot", snap, "-o", "json"])
+    assert out.exit_code == 0, out.output
+    assert "kueuePreemptions" not in json.loads(out.stdout)
+
+
+def test_a_gone_pod_on_a_kueue_cluster_points_at_kueue_s_preemptions(tmp_path: Path) -> None:
+    snap = _snapshot(tmp_path, _cluster())
+    out = CliRunner().invoke(app, ["why-preempted", "pod", "trainer-7", "-n", "team", "--snapshot", snap])
+    assert out.exit_code == 2
+    err = " ".join(out.stderr.split())
+    assert "no Preempted event names it" in err
+    assert ("Kueue preempted Workload(s) job-train-abc12 in this namespace: Kueue's preemption stops a Workload's job, "
+            "which removes its pods") in err
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.output
+
+
+def test_a_redacted_snapshot_keeps_the_condition_and_drops_kueue_s_message() -> None:
+    from kubectl_wap.snapshot.share.redact import redactor_for
+
+    items = _cluster()
+    r = redactor_for(items, b"k" * 16)
+    red = [r.item(o) for o in items]
+    event = next(o for o in red if o.get("kind") == "Event")
+    assert "message" not in event  # not kube-scheduler's "Preempted by ..." shape: dropped, UIDs and paths with it
+    found = kueue_preemptions(red)
+    assert len(found) == 1 and found[0].preemptor == "" and found[0].reason == ""
+    assert found[0].workload != "job-train-abc12" and found[0].time is not None  # hashed name, the condition's time

@@ -29,9 +29,17 @@ REPORT = Path(__file__).resolve().parent.parent / "kubectl_wap" / "report"
 KUEUE = "kueue.x-k8s.io/v1beta2"
 
 
-def _workload(name: str, ns: str = "team", preempted_at: str | None = None) -> dict[str, Any]:
+def _owned(obj: dict[str, Any], kind: str, name: str, controller: bool = True) -> dict[str, Any]:
+    obj["metadata"].setdefault("ownerReferences", []).append({"apiVersion": "batch/v1", "kind": kind, "name": name,
+                                                               "uid": f"uid-{name}", "controller": controller})
+    return obj
+
+
+def _workload(name: str, ns: str = "team", preempted_at: str | None = None, job: str | None = None) -> dict[str, Any]:
     w = WL(name, ns).queue("lq").priority(10).request(cpu="1").build()
     w.update(apiVersion=KUEUE, kind="Workload")
+    if job:
+        _owned(w, "Job", job)  # jobframework: ctrl.SetControllerReference(job, wl)
     if preempted_at:
         w["status"] = {"conditions": [
             {"type": "Evicted", "status": "True", "reason": "Preempted", "lastTransitionTime": preempted_at},
@@ -50,8 +58,10 @@ def _kueue_event(target: str, preemptor_uid: str, ns: str = "team", reason: str 
 
 
 def _cluster(events: bool = True) -> list[dict[str, Any]]:
-    items = [node("n1", cpu="8"), pod("trainer-0", ns="team", node_name="n1", priority=10),
-             _workload("job-train-abc12", preempted_at="2026-11-30T11:00:04Z"), _workload("job-urgent-77f3a")]
+    items = [node("n1", cpu="8"), _owned(pod("train-0", ns="team", node_name="n1", priority=10), "Job", "train"),
+             pod("web-0", ns="team", node_name="n1", priority=10),
+             _workload("job-train-abc12", preempted_at="2026-11-30T11:00:04Z", job="train"),
+             _workload("job-urgent-77f3a", job="urgent")]
     if events:
         items.append(_kueue_event("job-train-abc12", "team-job-urgent-77f3a"))
     return items
@@ -60,10 +70,11 @@ def _cluster(events: bool = True) -> list[dict[str, Any]]:
 def test_the_preempted_workload_and_its_preemptor_are_read_from_the_condition_and_the_event() -> None:
     found = kueue_preemptions(_cluster())
     assert found == [KueuePreemption("team", "job-train-abc12", found[0].time, "prioritization in the ClusterQueue",
-                                     "team/job-urgent-77f3a", "team-job-urgent-77f3a")]
+                                     "team/job-urgent-77f3a", "team-job-urgent-77f3a", ("Job/train",))]
     assert found[0].time == pytest.approx(1796036404.0)  # the condition's time, not the event's
     # Without events only the condition is left: no reason, no preemptor.
-    assert kueue_preemptions(_cluster(events=False)) == [KueuePreemption("team", "job-train-abc12", found[0].time)]
+    assert kueue_preemptions(_cluster(events=False)) == [KueuePreemption("team", "job-train-abc12", found[0].time,
+                                                                         owners=("Job/train",))]
     # A preemptor no longer in the state keeps its UID only; a Workload named only by the event is still one.
     gone = kueue_preemptions([_kueue_event("job-x", "uid-gone", reason="reclamation within the cohort")])
     assert gone == [KueuePreemption("team", "job-x", gone[0].time, "reclamation within the cohort", "", "uid-gone")]
@@ -87,29 +98,48 @@ def _snapshot(tmp_path: Path, items: list[dict[str, Any]]) -> str:
     return str(p)
 
 
-def test_why_preempted_reports_kueue_s_preemptions_in_the_namespace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("victim, own", [("train-0", True), ("web-0", False)])
+def test_why_preempted_reports_kueue_s_preemptions_in_the_namespace(tmp_path: Path, victim: str, own: bool) -> None:
+    """train-0 belongs to Job train, whose Workload Kueue preempted: "this pod's Workload"; web-0
+    to no Workload: the namespace's preemption is listed, as no answer about web-0."""
     jsonschema = pytest.importorskip("jsonschema")
     snap = _snapshot(tmp_path, _cluster())
-    out = CliRunner().invoke(app, ["why-preempted", "pod", "trainer-0", "-n", "team", "--snapshot", snap, "-o", "json"])
+    out = CliRunner().invoke(app, ["why-preempted", "pod", victim, "-n", "team", "--snapshot", snap, "-o", "json"])
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
     jsonschema.validate(doc, json.loads((REPORT / "forensics-schema.json").read_text()))
     assert not doc["preempted"]
     assert doc["kueuePreemptions"] == [{"namespace": "team", "workload": "job-train-abc12", "time": "2026-11-30T11:00:04Z",
                                         "reason": "prioritization in the ClusterQueue", "preemptor": "team/job-urgent-77f3a",
-                                        "preemptorUID": "team-job-urgent-77f3a"}]
-    table = CliRunner().invoke(app, ["why-preempted", "pod", "trainer-0", "-n", "team", "--snapshot", snap])
+                                        "preemptorUID": "team-job-urgent-77f3a", "victimsWorkload": own}]
+    table = CliRunner().invoke(app, ["why-preempted", "pod", victim, "-n", "team", "--snapshot", snap])
     assert table.exit_code == 0, table.output
     text = " ".join(table.stdout.split())
-    assert ("Kueue preempted Workload team/job-train-abc12 at 2026-11-30T11:00:04Z to admit Workload "
+    whose = "this pod's Workload" if own else "Workload"
+    assert (f"Kueue preempted {whose} team/job-train-abc12 at 2026-11-30T11:00:04Z to admit Workload "
             "team/job-urgent-77f3a, for prioritization in the ClusterQueue") in text
     assert "they carry none of kube-scheduler's evidence above" in text
 
 
+def test_a_plain_pod_group_s_workload_is_found_through_its_pods() -> None:
+    """Kueue's pod integration makes a group's Workload owned by each pod (SetOwnerReference, no
+    controller); a single pod's by the pod as controller (jobframework)."""
+    group = _workload("pod-group-a-1f2e3", preempted_at="2026-11-30T11:00:04Z")
+    for n in ("a-0", "a-1"):
+        _owned(group, "Pod", n, controller=False)
+    single = _owned(_workload("pod-solo-9a8b7", preempted_at="2026-11-30T11:00:04Z"), "Pod", "solo")
+    items = [node("n1", cpu="8"), pod("a-1", ns="team", node_name="n1"), pod("solo", ns="team", node_name="n1"), group, single]
+    conds, events = collect_evidence(items)
+    snap = build_snapshot(items)
+    for victim, wl in (("a-1", "pod-group-a-1f2e3"), ("solo", "pod-solo-9a8b7")):
+        f = why_preempted(snap, conds, events, "pod", "team", victim, kueue=kueue_preemptions(items))
+        assert f.kueue_owner == wl
+
+
 def test_no_kueue_preemption_no_key(tmp_path: Path) -> None:
     """Another namespace's preemptions, or none: the document is as before."""
-    snap = _snapshot(tmp_path, [*_cluster(), pod("web-0", ns="web", node_name="n1")])
-    out = CliRunner().invoke(app, ["why-preempted", "pod", "web-0", "-n", "web", "--snapshot", snap, "-o", "json"])
+    snap = _snapshot(tmp_path, [*_cluster(), pod("api-0", ns="web", node_name="n1")])
+    out = CliRunner().invoke(app, ["why-preempted", "pod", "api-0", "-n", "web", "--snapshot", snap, "-o", "json"])
     assert out.exit_code == 0, out.output
     assert "kueuePreemptions" not in json.loads(out.stdout)
 

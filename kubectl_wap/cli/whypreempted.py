@@ -86,7 +86,7 @@ def forensics_report(kind: str | None, name: str | None, src: Source, color: Col
     from ..diagnose.forensics import why_preempted
     from ..report.diagnose import forensics_document
     from ..report.profileinfo import profile_fields
-    from ..snapshot.decode.evidence import collect_evidence, kueue_preemptions
+    from ..snapshot.decode.evidence import collect_evidence, kueue_preemptions, pod_controllers
     from ..snapshot.source import build
 
     _early_gates(src.feature_gates, src.scheduler_version)
@@ -94,9 +94,11 @@ def forensics_report(kind: str | None, name: str | None, src: Source, color: Col
     header, items = _raw_items(src, color, events=True)
     conds, events = collect_evidence(items)
     kueued = kueue_preemptions(items)
+    controllers = pod_controllers(items) if kueued else {}
     snap = build(header, items)
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     now = _snapshot_time(snap) if (src.snapshot or src.demo) else time.time()
-    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now, kueue=kueued))
+    doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now, kueue=kueued,
+                                                     controllers=controllers))
     doc.update(profile_fields(gates))
     return doc

@@ -60,15 +60,19 @@ class Forensics:
     # Workloads of the victim's namespace that Kueue preempted: Kueue's own preemption stops a
     # Workload's job, which removes its pods without kube-scheduler's evidence (reported beside it).
     kueue: list[KueuePreemption] = field(default_factory=list)
+    kueue_owner: str = ""  # the one of them that is the victim's own Workload (its job is the victim's controller)
 
 
 @gc_paused
 def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], events: list[PreemptedEvent], kind: str,
                   namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW,
-                  now: float | None = None, kueue: list[KueuePreemption] | None = None) -> Forensics:
+                  now: float | None = None, kueue: list[KueuePreemption] | None = None,
+                  controllers: dict[tuple[str, str], str] | None = None) -> Forensics:
     """`now`: when the state was captured (None: unknown); a replay long after the preemption
     runs on a cluster that may have changed since, and the answer says so. `kueue`: the Workloads
-    Kueue preempted (evidence.kueue_preemptions); those of the victim's namespace are reported."""
+    Kueue preempted (evidence.kueue_preemptions); those of the victim's namespace are reported, and
+    the victim's own is the one that belongs to the victim pods' controller (`controllers`,
+    evidence.pod_controllers) or to the pod itself (Kueue's plain-pod integration)."""
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     k = kind.lower()
@@ -98,6 +102,10 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
                             " (read events with --events, or from a snapshot taken with --events)"
                             + _kueue_hint(kueued)) from None
     out = Forensics(fk, namespace, name, False, kueue=kueued)
+    if kueued:
+        own = {(controllers or {}).get((namespace, n), "") for n in names} | {f"Pod/{n}" for n in names}
+        own.discard("")
+        out.kueue_owner = next((k.workload for k in kueued if own.intersection(k.owners)), "")
     if pods:
         out.priority = max(effective_priority(p, index, gates.generic_workload)[0] for p in pods)
         out.node = ", ".join(sorted({p.node_name for p in pods if p.node_name}))

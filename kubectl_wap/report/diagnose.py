@@ -223,7 +223,8 @@ def forensics_document(f: Any) -> dict[str, Any]:
         "replay": f.replay or None, "uncertainty": list(f.uncertainty),
         **({"kueuePreemptions": [
             {"namespace": k.namespace, "workload": k.workload, "time": _iso(k.time), "reason": k.reason or None,
-             "preemptor": k.preemptor or None, "preemptorUID": k.preemptor_uid or None} for k in f.kueue]} if f.kueue else {}),
+             "preemptor": k.preemptor or None, "preemptorUID": k.preemptor_uid or None,
+             "victimsWorkload": k.workload == f.kueue_owner} for k in f.kueue]} if f.kueue else {}),
     }
 
 
@@ -253,7 +254,8 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
         by = (f" to admit Workload {k['preemptor']}" if k["preemptor"] else
               f" to admit the Workload of UID {k['preemptorUID']} (no longer in this state)" if k["preemptorUID"] else "")
         why = f", for {k['reason']}" if k["reason"] else ""
-        line(f"Kueue preempted Workload {k['namespace']}/{k['workload']}" + (f" at {k['time']}" if k["time"] else "") + by + why
+        whose = "this pod's Workload" if k["victimsWorkload"] else "Workload"
+        line(f"Kueue preempted {whose} {k['namespace']}/{k['workload']}" + (f" at {k['time']}" if k["time"] else "") + by + why
              + (" (its Preempted condition; the preemptor is named only by Kueue's Preempted event: read events with --events)"
                 if not k["preemptorUID"] else ""))
     if d.get("kueuePreemptions"):

@@ -48,6 +48,32 @@ class KueuePreemption:
     reason: str = ""  # the message's human-readable reason ("prioritization in the ClusterQueue"); "" without the event
     preemptor: str = ""  # "namespace/name" of the Workload with the message's UID, when it is in the state
     preemptor_uid: str = ""
+    # "Kind/name" of what the Workload belongs to: its controller (a Job, a JobSet, ..., a single
+    # plain pod: jobframework's SetControllerReference) and the pods of a plain-pod group (the pod
+    # integration's SetOwnerReference, not a controller).
+    owners: tuple[str, ...] = ()
+
+
+def controller_of(md: dict) -> str:
+    """"Kind/name" of an object's controller reference (metav1.GetControllerOf: the first with
+    controller true), "" without one."""
+    for r in as_list(md.get("ownerReferences")):
+        if isinstance(r, dict) and r.get("controller") is True:
+            return f"{as_str(r.get('kind'))}/{as_str(r.get('name'))}"
+    return ""
+
+
+def pod_controllers(items: Iterable[Any]) -> dict[tuple[str, str], str]:
+    """(namespace, pod) -> its controller "Kind/name", for the pods that have one: how a pod is
+    matched to the Workload Kueue made for its job (the Workload's controller is the same job)."""
+    out: dict[tuple[str, str], str] = {}
+    for o in items:
+        if isinstance(o, dict) and o.get("kind") == "Pod":
+            md = as_dict(o.get("metadata"))
+            owner = controller_of(md)
+            if owner:
+                out[(as_str(md.get("namespace")) or "default", as_str(md.get("name")))] = owner
+    return out
 
 
 # preemptionMessage: "Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor
@@ -101,6 +127,7 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
     True, or that a "Preempted" event names (its message gives the preemptor's UID and the reason,
     resolved to a Workload of the state when it is still there)."""
     uids: dict[str, str] = {}
+    owners: dict[tuple[str, str], tuple[str, ...]] = {}
     when: dict[tuple[str, str], float | None] = {}
     said: dict[tuple[str, str], tuple[str, str, float | None]] = {}
     for o in items:
@@ -111,6 +138,9 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
             ns, name = as_str(md.get("namespace")) or "default", as_str(md.get("name"))
             if as_str(md.get("uid")):
                 uids[as_str(md.get("uid"))] = f"{ns}/{name}"
+            refs = [r for r in as_list(md.get("ownerReferences")) if isinstance(r, dict)]
+            owners[(ns, name)] = tuple(dict.fromkeys(
+                f"{as_str(r.get('kind'))}/{as_str(r.get('name'))}" for r in refs if r.get("controller") is True or r.get("kind") == "Pod"))
             for c in as_list(as_dict(o.get("status")).get("conditions")):
                 if isinstance(c, dict) and c.get("type") == "Preempted" and c.get("status") == "True":
                     when[(ns, name)] = parse_time(c.get("lastTransitionTime"))
@@ -125,7 +155,7 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
     out = []
     for key in sorted(set(when) | set(said)):
         uid, reason, t = said.get(key, ("", "", None))
-        out.append(KueuePreemption(key[0], key[1], when.get(key) or t, reason, uids.get(uid, ""), uid))
+        out.append(KueuePreemption(key[0], key[1], when.get(key) or t, reason, uids.get(uid, ""), uid, owners.get(key, ())))
     return out
 
 

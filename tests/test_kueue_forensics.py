@@ -92,8 +92,8 @@ def test_kueue_s_event_is_no_evidence_of_kube_scheduler_even_for_a_pod_of_the_sa
     assert [k.workload for k in f.kueue] == ["job-train-abc12"]
 
 
-def _snapshot(tmp_path: Path, items: list[dict[str, Any]]) -> str:
-    p = tmp_path / "kueue.json"
+def _snapshot(tmp_path: Path, items: list[dict[str, Any]], name: str = "kueue.json") -> str:
+    p = tmp_path / name
     p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return str(p)
 
@@ -166,3 +166,44 @@ def test_a_redacted_snapshot_keeps_the_condition_and_drops_kueue_s_message() -> 
     found = kueue_preemptions(red)
     assert len(found) == 1 and found[0].preemptor == "" and found[0].reason == ""
     assert found[0].workload != "job-train-abc12" and found[0].time is not None  # hashed name, the condition's time
+
+
+def test_why_preempted_workload_answers_from_kueue_s_evidence(tmp_path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    snap = _snapshot(tmp_path, _cluster())
+    runner = CliRunner()
+    out = runner.invoke(app, ["why-preempted", "workload", "job-train-abc12", "-n", "team", "--snapshot", snap, "-o", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    jsonschema.validate(doc, json.loads((REPORT / "forensics-schema.json").read_text()))
+    assert doc["victim"]["kind"] == "Workload" and not doc["preempted"] and doc["replay"] is None
+    assert [k["victimsWorkload"] for k in doc["kueuePreemptions"]] == [True]
+    table = runner.invoke(app, ["why-preempted", "workload/job-train-abc12", "-n", "team", "--snapshot", snap])
+    text = " ".join(table.stdout.split())
+    assert text.startswith("Workload team/job-train-abc12: preempted by Kueue")
+    assert ("Kueue preempted it at 2026-11-30T11:00:04Z to admit Workload team/job-urgent-77f3a, "
+            "for prioritization in the ClusterQueue") in text
+    name = runner.invoke(app, ["why-preempted", "wl", "job-train-abc12", "-n", "team", "--snapshot", snap, "-o", "name"])
+    assert name.stdout == "workload.kueue.x-k8s.io/job-urgent-77f3a\n"
+    # Not preempted: said so; without events: no preemptor, and the answer says where it would be.
+    calm = runner.invoke(app, ["why-preempted", "workload", "job-urgent-77f3a", "-n", "team", "--snapshot", snap])
+    assert "Workload team/job-urgent-77f3a: no sign of preemption by Kueue" in " ".join(calm.stdout.split())
+    quiet = _snapshot(tmp_path, _cluster(events=False), "quiet.json")
+    out = runner.invoke(app, ["why-preempted", "workload", "job-train-abc12", "-n", "team", "--snapshot", quiet, "-o", "json"])
+    doc = json.loads(out.stdout)
+    assert doc["kueuePreemptions"][0]["preemptor"] is None
+    assert any("named only by Kueue's Preempted event" in u for u in doc["uncertainty"])
+
+
+def test_an_unknown_workload_is_one_line_with_the_closest_name(tmp_path: Path) -> None:
+    snap = _snapshot(tmp_path, _cluster())
+    out = CliRunner().invoke(app, ["why-preempted", "workload", "job-train-abc21", "-n", "team", "--snapshot", snap])
+    assert out.exit_code == 2
+    err = out.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert 'workload "job-train-abc21" not found in namespace "team"' in err and "job-train-abc12" in err
+    out = CliRunner().invoke(app, ["why-preempted", "workload", "job-train-abc12", "-n", "web", "--snapshot", snap])
+    assert "found as team/job-train-abc12: use -n" in out.stderr
+    none = _snapshot(tmp_path, [node("n1", cpu="8")], "none.json")
+    out = CliRunner().invoke(app, ["why-preempted", "workload", "x", "-n", "team", "--snapshot", none])
+    assert "the cluster state holds no Kueue Workloads" in out.stderr

@@ -149,7 +149,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Who most likely preempted a pod or PodGroup, from its DisruptionTarget condition, Preempted events and the "
              "pods of higher priority that started; our analysis replayed for that preemptor. A preemptor is never "
              "invented. The `kubectl wap why-preempted -o json` report.",
-             {**SOURCE_PROPS, "kind": dict(_S, description="pod or podgroup."), "name": dict(_S, description="Name of the preempted object.")},
+             {**SOURCE_PROPS, "kind": dict(_S, description="pod, podgroup or workload (Kueue's)."), "name": dict(_S, description="Name of the preempted object.")},
              ("kind", "name"), "forensics-schema.json", _why),
     ToolSpec("simulate", "Play the scheduler forward",
              "Every pending pod and group (plus hypothetical work) in queue order, cycle by cycle: who preempts whom, "

@@ -29,12 +29,12 @@ from .inputs import _default_namespace, _early_gates, _gates_for, _raw_items, _s
 from .options import Connection, Source, options
 
 
-@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted pod/ablation-0 -n research -o name\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz"))
+@app.command("why-preempted", epilog=_examples("  kubectl wap why-preempted pod ablation-0 -n research\n  kubectl wap why-preempted pod/ablation-0 -n research -o name\n  kubectl wap why-preempted podgroup protein-fold -n research \\\n      --snapshot after.json.gz\n  kubectl wap why-preempted workload job-train-5f1c2 -n team-a"))
 @options(conn=Connection)
 def why_preempted_cmd(
     # Optional for click, so that a bare `why-preempted` gets forensics_report's line as whatif's bare
     # call does, not click's "Missing argument 'kind'."
-    kind: Annotated[Optional[str], typer.Argument(help="pod or podgroup (or TYPE/NAME).")] = None,
+    kind: Annotated[Optional[str], typer.Argument(help="pod, podgroup or workload (Kueue's) (or TYPE/NAME).")] = None,
     name: Annotated[Optional[str], typer.Argument(help="Name of the preempted object.")] = None,
     snapshot: SnapshotOpt = None, demo: DemoOpt = False, kubeconfig: KubeconfigOpt = None, context: ContextOpt = None,
     namespace: NamespaceOpt = None, output: OutputOpt = "table", color: ColorOpt = Color.auto,
@@ -67,8 +67,15 @@ def forensics_printers() -> Any:
 
         render_forensics(doc, console, no_headers=no_headers)
 
-    return Printers(table, lambda d: d.get("suspects") or [],
-                    lambda d: [f"{s['kind'].lower()}/{s['name']}" for s in d.get("suspects") or []])
+    def names(d: dict) -> list[str]:
+        # kube-scheduler's suspects, then the Workload that Kueue preempted the victim's own for
+        # (`workload.kueue.x-k8s.io/NAME`, as whatif -o name prints Kueue's evictions).
+        out = [f"{s['kind'].lower()}/{s['name']}" for s in d.get("suspects") or []]
+        out += [f"workload.kueue.x-k8s.io/{k['preemptor'].partition('/')[2]}" for k in d.get("kueuePreemptions") or ()
+                if k["victimsWorkload"] and k["preemptor"]]
+        return out
+
+    return Printers(table, lambda d: d.get("suspects") or [], names)
 
 
 def forensics_report(kind: str | None, name: str | None, src: Source, color: Color = Color.never) -> dict:
@@ -80,13 +87,13 @@ def forensics_report(kind: str | None, name: str | None, src: Source, color: Col
 
     kind_, name_ = split_type_name(kind, name)  # kubectl's TYPE/NAME: pod/ablation-0
     if not kind_ or not name_:
-        raise UserError("say which object: why-preempted pod|podgroup NAME (or TYPE/NAME)")
+        raise UserError("say which object: why-preempted pod|podgroup|workload NAME (or TYPE/NAME)")
     kind, name = kind_, name_
 
     from ..diagnose.forensics import why_preempted
     from ..report.diagnose import forensics_document
     from ..report.profileinfo import profile_fields
-    from ..snapshot.decode.evidence import collect_evidence, kueue_preemptions, pod_controllers
+    from ..snapshot.decode.evidence import collect_evidence, kueue_preemptions, kueue_workloads, pod_controllers
     from ..snapshot.source import build
 
     _early_gates(src.feature_gates, src.scheduler_version)
@@ -99,6 +106,6 @@ def forensics_report(kind: str | None, name: str | None, src: Source, color: Col
     gates = _gates_for(snap, src.feature_gates, src.scheduler_version)
     now = _snapshot_time(snap) if (src.snapshot or src.demo) else time.time()
     doc = forensics_document(why_preempted(snap, conds, events, kind, ns, name, gates, now=now, kueue=kueued,
-                                                     controllers=controllers))
+                                                     controllers=controllers, workloads=kueue_workloads(items)))
     doc.update(profile_fields(gates))
     return doc

@@ -20,7 +20,7 @@ from . import gc_paused
 from ..errors import UserError
 from ..framework.groups import GroupIndex
 from ..model import Pod, Snapshot
-from ..model.lookup import check_object
+from ..model.lookup import available, check_object, did_you_mean
 from ..preemption.analyze import analyze
 from ..preemption.gates import Gates
 from ..preemption.result import PREEMPT
@@ -67,12 +67,17 @@ class Forensics:
 def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], events: list[PreemptedEvent], kind: str,
                   namespace: str, name: str, gates: Gates | None = None, window: float = WINDOW,
                   now: float | None = None, kueue: list[KueuePreemption] | None = None,
-                  controllers: dict[tuple[str, str], str] | None = None) -> Forensics:
+                  controllers: dict[tuple[str, str], str] | None = None,
+                  workloads: set[tuple[str, str]] | None = None) -> Forensics:
     """`now`: when the state was captured (None: unknown); a replay long after the preemption
     runs on a cluster that may have changed since, and the answer says so. `kueue`: the Workloads
     Kueue preempted (evidence.kueue_preemptions); those of the victim's namespace are reported, and
     the victim's own is the one that belongs to the victim pods' controller (`controllers`,
-    evidence.pod_controllers) or to the pod itself (Kueue's plain-pod integration)."""
+    evidence.pod_controllers) or to the pod itself (Kueue's plain-pod integration). A Kueue
+    Workload (`workload NAME`, `workloads`: evidence.kueue_workloads) is answered from Kueue's
+    evidence alone."""
+    if kind.lower() in WORKLOAD_WORDS:
+        return _workload_forensics(namespace, name, kueue or [], workloads or set())
     gates = gates or Gates()
     index = GroupIndex.build(snap, composite_enabled=gates.composite_pod_group)
     k = kind.lower()
@@ -88,7 +93,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
         names = {p.name for p in pods}
         fk = "PodGroup"
     else:
-        raise UserError(f"unknown kind {kind!r}: want pod or podgroup")
+        raise UserError(f"unknown kind {kind!r}: want pod, podgroup or workload (Kueue's)")
     evs = [e for e in events if e.namespace == namespace and e.name in names]
     kueued = [k for k in kueue or () if k.namespace == namespace]
     cs = [c for (ns, n), c in conds.items() if ns == namespace and n in names]
@@ -160,6 +165,34 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
         if now is not None and out.time is not None and now - out.time > window:
             out.uncertainty.append(f"this state was captured {int((now - out.time) // 60)} minute(s) after the preemption: "
                                    "the cluster may have changed since, so the replay is less reliable")
+    return out
+
+
+WORKLOAD_WORDS = ("workload", "workloads", "wl", "workload.kueue.x-k8s.io", "workloads.kueue.x-k8s.io")
+
+
+def _workload_forensics(namespace: str, name: str, kueue: list[KueuePreemption], workloads: set[tuple[str, str]]) -> Forensics:
+    """A Kueue Workload: preempted by Kueue when its Preempted condition is True or Kueue's
+    Preempted event names it (evidence.kueue_preemptions); kube-scheduler does not preempt
+    Workloads, so `preempted` (kube-scheduler's) stays False and no replay is run."""
+    mine = next((k for k in kueue if k.namespace == namespace and k.workload == name), None)
+    if mine is None and (namespace, name) not in workloads:
+        msg = f'workload "{name}" not found in namespace "{namespace}"'
+        known = workloads | {(k.namespace, k.workload) for k in kueue}
+        elsewhere = sorted(f"{ns}/{n}" for ns, n in known if n == name)
+        if elsewhere:
+            raise UserError(f"{msg} (found as {', '.join(elsewhere[:3])}: use -n)")
+        if not known:
+            raise UserError(f"{msg}: the cluster state holds no Kueue Workloads (workloads.kueue.x-k8s.io)")
+        same_ns = sorted(n for ns, n in known if ns == namespace)
+        raise UserError(f"{msg}{did_you_mean(name, same_ns)}; workloads in {namespace}: {available(same_ns)}")
+    out = Forensics("Workload", namespace, name, False, kueue=[mine] if mine else [], kueue_owner=name if mine else "")
+    if mine is None:
+        out.uncertainty.append("no sign of preemption by Kueue: its Preempted condition is not True and no Preempted "
+                               "event of Kueue's names it")
+    elif not mine.preemptor_uid:
+        out.uncertainty.append("the preemptor is named only by Kueue's Preempted event on the Workload: read events "
+                               "(live, or from a snapshot taken with --events; events expire after an hour by default)")
     return out
 
 

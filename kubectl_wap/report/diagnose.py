@@ -234,7 +234,11 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
     # Prose through tables.say: wrapped at spaces with continuation lines indented and no
     # trailing space (rich's own wrap started them at column 0 and left a space at each end).
     line = lambda s, indent="  ": say(console, s, indent=indent)  # noqa: E731
-    verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
+    if v["kind"] == "Workload":  # Kueue's: kube-scheduler preempts pods, not Workloads
+        by_kueue = any(k["victimsWorkload"] for k in d.get("kueuePreemptions", ()))
+        verdict = "preempted by Kueue" if by_kueue else "no sign of preemption by Kueue"
+    else:
+        verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
     line(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
     if v["priority"] is not None:
         where = f", on node{'s' if ', ' in (v['node'] or '') else ''} {v['node']}" if v["node"] else ""  # a group's: several
@@ -254,9 +258,10 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
         by = (f" to admit Workload {k['preemptor']}" if k["preemptor"] else
               f" to admit the Workload of UID {k['preemptorUID']} (no longer in this state)" if k["preemptorUID"] else "")
         why = f", for {k['reason']}" if k["reason"] else ""
-        whose = "this pod's Workload" if k["victimsWorkload"] else "Workload"
-        line(f"Kueue preempted {whose} {k['namespace']}/{k['workload']}" + (f" at {k['time']}" if k["time"] else "") + by + why
+        whose = ("it" if v["kind"] == "Workload" else "this pod's Workload") if k["victimsWorkload"] else "Workload"
+        what = whose if whose == "it" else f"{whose} {k['namespace']}/{k['workload']}"
+        line(f"Kueue preempted {what}" + (f" at {k['time']}" if k["time"] else "") + by + why
              + (" (its Preempted condition; the preemptor is named only by Kueue's Preempted event: read events with --events)"
                 if not k["preemptorUID"] else ""))
-    if d.get("kueuePreemptions"):
+    if d.get("kueuePreemptions") and v["kind"] != "Workload":
         line("Kueue's preemptions stop a Workload's job, which removes its pods: they carry none of kube-scheduler's evidence above.")

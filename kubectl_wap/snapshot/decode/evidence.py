@@ -159,6 +159,16 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
     return out
 
 
+def kueue_workloads(items: Iterable[Any]) -> set[tuple[str, str]]:
+    """(namespace, name) of every Kueue Workload in the raw items (why-preempted workload NAME)."""
+    out: set[tuple[str, str]] = set()
+    for o in items:
+        if isinstance(o, dict) and _is_kueue_workload(o):
+            md = as_dict(o.get("metadata"))
+            out.add((as_str(md.get("namespace")) or "default", as_str(md.get("name"))))
+    return out
+
+
 def claim_blockers(items: Iterable[Any], listed: bool) -> dict[tuple[str, str], list[str]] | None:
     """Unscheduled pods whose PersistentVolumeClaims are not bound: (namespace, pod) -> reasons.
     `listed`: PVCs were read (live with the grant, `snapshot --pvcs`, or PVC objects in the

@@ -207,3 +207,21 @@ def test_an_unknown_workload_is_one_line_with_the_closest_name(tmp_path: Path) -
     none = _snapshot(tmp_path, [node("n1", cpu="8")], "none.json")
     out = CliRunner().invoke(app, ["why-preempted", "workload", "x", "-n", "team", "--snapshot", none])
     assert "the cluster state holds no Kueue Workloads" in out.stderr
+
+
+def test_live_why_preempted_reads_kueue_s_event(tmp_path: Path) -> None:
+    """Live: the Workloads (Kueue's lists) and the Preempted events (read for why-preempted) come
+    from the API server, and the preemptor is named from the event."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_apiserver import FakeApiServer
+
+    with FakeApiServer(_cluster()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        out = CliRunner().invoke(app, ["why-preempted", "pod", "train-0", "-n", "team", "--kubeconfig", kc, "-o", "json"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.stdout)
+        assert [(k["workload"], k["preemptor"], k["victimsWorkload"]) for k in doc["kueuePreemptions"]] == [
+            ("job-train-abc12", "team/job-urgent-77f3a", True)]
+        assert all(r.method == "GET" for r in srv.requests)

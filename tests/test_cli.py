@@ -236,7 +236,7 @@ ERRORS = {
     "missing snapshot": (["whatif", "podgroup", "job-1", "-n", "ml", "--snapshot", "/nonexistent/snap.json"], "/nonexistent/snap.json"),
     "snapshot and demo": (["whatif", *JOB1, "--snapshot", "x.json"], "--demo"),
     "nothing to analyze": (["whatif", "--demo"], "whatif"),
-    "why-preempted of nothing": (["why-preempted", "--demo"], "say which object: why-preempted pod|podgroup NAME"),  # was click's "Missing argument 'kind'."
+    "why-preempted of nothing": (["why-preempted", "--demo"], "say which object: why-preempted pod|podgroup|workload NAME"),  # was click's "Missing argument 'kind'."
 }
 
 

@@ -55,7 +55,8 @@ def test_pending_pods_and_type_slash_name(demo_cluster) -> None:
 
 def test_why_preempted_offers_running_units(demo_cluster) -> None:
     srv, kc = demo_cluster
-    assert _names("why-preempted", "--kubeconfig", kc, "") == ["pod", "podgroup"]
+    assert _names("why-preempted", "--kubeconfig", kc, "") == ["pod", "podgroup", "workload"]
+    assert _names("why-preempted", "workload", "-n", "research", "--kubeconfig", kc, "") == []  # not pod names
     live = _names("why-preempted", "podgroup", "-n", "ml", "--kubeconfig", kc, "")
     assert "train-llama" in live and "job-1" not in live  # running, not pending
     assert sorted(live) == sorted(_names("why-preempted", "podgroup", "-n", "ml", "--demo", ""))

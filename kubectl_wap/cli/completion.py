@@ -108,6 +108,8 @@ def _names(words: list[str], kind: str, bound: bool = False) -> list[str]:
     them), or with `bound` the running ones (why-preempted's victims). A PodGroup is pending or
     running through its member pods (names.py group_wanted); CompositePodGroups are all offered."""
     k = kind.lower()
+    if k in ("workload", "workloads", "wl"):
+        return []  # Kueue's Workloads are not in the model; their names are not offered
     if _live(words):
         from ..snapshot.io.names import live_units
 
@@ -186,7 +188,7 @@ def _positional(words: list[str]) -> list[str]:
 def _object_words(words: list[str], partial: str) -> list[str]:
     """TYPE, then NAME (or TYPE/NAME in one word), wherever the flags stand on the line."""
     bound = words[0] == "why-preempted"  # a victim: it ran; the others ask about pending objects
-    kinds = ["pod", "podgroup"] if bound else KIND_WORDS
+    kinds = ["pod", "podgroup", "workload"] if bound else KIND_WORDS  # why-preempted answers for Kueue's Workloads too
     positional = _positional(words[1:])
     if not positional:
         if "/" in partial:

@@ -72,12 +72,49 @@ def test_the_preempted_workload_and_its_preemptor_are_read_from_the_condition_an
     assert found == [KueuePreemption("team", "job-train-abc12", found[0].time, "prioritization in the ClusterQueue",
                                      "team/job-urgent-77f3a", "team-job-urgent-77f3a", ("Job/train",))]
     assert found[0].time == pytest.approx(1796036404.0)  # the condition's time, not the event's
-    # Without events only the condition is left: no reason, no preemptor.
-    assert kueue_preemptions(_cluster(events=False)) == [KueuePreemption("team", "job-train-abc12", found[0].time,
-                                                                         owners=("Job/train",))]
+    # Without events the condition is left: its reason (HumanReadablePreemptionReasons' words for
+    # InClusterQueue), no preemptor (its message is not in this condition).
+    assert kueue_preemptions(_cluster(events=False)) == [KueuePreemption(
+        "team", "job-train-abc12", found[0].time, "prioritization in the ClusterQueue", owners=("Job/train",))]
     # A preemptor no longer in the state keeps its UID only; a Workload named only by the event is still one.
     gone = kueue_preemptions([_kueue_event("job-x", "uid-gone", reason="reclamation within the cohort")])
     assert gone == [KueuePreemption("team", "job-x", gone[0].time, "reclamation within the cohort", "", "uid-gone")]
+
+
+def _message(uid: str) -> str:
+    return (f"Preempted to accommodate a workload (UID: {uid}, JobUID: j1) due to reclamation within the cohort; "
+            "preemptor path: /co/cq-b; preemptee path: /co/cq-a")
+
+
+def test_the_condition_s_message_names_the_preemptor_and_a_readmitted_workload_is_still_one() -> None:
+    """A dump keeps the condition's message (SetPreemptedCondition's is preemptionMessage's); once
+    Kueue admits the Workload again the condition is False, its message "Previously: " + the old one
+    and its time the readmission's (SetQuotaReservation, resetActiveCondition)."""
+    now = _workload("job-a-1", preempted_at="2026-11-30T11:00:04Z")
+    now["status"]["conditions"][1]["message"] = _message("team-job-urgent-77f3a")
+    again = _workload("job-b-2", preempted_at="2026-11-30T11:00:04Z")
+    again["status"]["conditions"] = [{"type": "Preempted", "status": "False", "reason": "QuotaReserved",
+                                      "message": "Previously: " + _message("uid-gone"), "lastTransitionTime": "2026-11-30T11:20:00Z"}]
+    found = {k.workload: k for k in kueue_preemptions([now, again, _workload("job-urgent-77f3a")])}
+    assert (found["job-a-1"].preemptor, found["job-a-1"].reason, found["job-a-1"].readmitted) == (
+        "team/job-urgent-77f3a", "reclamation within the cohort", False)
+    b = found["job-b-2"]
+    assert (b.readmitted, b.preemptor_uid, b.reason, b.time) == (True, "uid-gone", "reclamation within the cohort", None)
+    assert b.readmitted_at == pytest.approx(1796037600.0)  # not a preemption time
+    # Without its message (a snapshot): still a preemption, readmitted, nothing more known.
+    del again["status"]["conditions"][0]["message"]
+    b = kueue_preemptions([again])[0]
+    assert (b.readmitted, b.reason, b.preemptor_uid) == (True, "", "")
+
+
+def test_an_event_of_an_earlier_workload_of_that_name_is_not_this_one_s_and_the_newest_counts() -> None:
+    w = _workload("job-a-1")  # no Preempted condition: this Workload was never preempted
+    old = _kueue_event("job-a-1", "uid-x", at="2026-11-30T10:00:00Z")
+    old["involvedObject"]["uid"] = "an-earlier-uid"
+    assert kueue_preemptions([w, old]) == []
+    first = _kueue_event("job-a-1", "uid-1", at="2026-11-30T10:00:00Z")
+    second = _kueue_event("job-a-1", "uid-2", at="2026-11-30T10:30:00Z")
+    assert [k.preemptor_uid for k in kueue_preemptions([w, second, first])] == ["uid-2"]
 
 
 def test_kueue_s_event_is_no_evidence_of_kube_scheduler_even_for_a_pod_of_the_same_name() -> None:
@@ -111,13 +148,19 @@ def test_why_preempted_reports_kueue_s_preemptions_in_the_namespace(tmp_path: Pa
     assert not doc["preempted"]
     assert doc["kueuePreemptions"] == [{"namespace": "team", "workload": "job-train-abc12", "time": "2026-11-30T11:00:04Z",
                                         "reason": "prioritization in the ClusterQueue", "preemptor": "team/job-urgent-77f3a",
-                                        "preemptorUID": "team-job-urgent-77f3a", "victimsWorkload": own}]
+                                        "preemptorUID": "team-job-urgent-77f3a", "victimsWorkload": own,
+                                        "readmitted": False, "readmittedAt": None}]
+    assert doc["preemptedBy"] == ("Kueue" if own else None)
     table = CliRunner().invoke(app, ["why-preempted", "pod", victim, "-n", "team", "--snapshot", snap])
     assert table.exit_code == 0, table.output
     text = " ".join(table.stdout.split())
     whose = "this pod's Workload" if own else "Workload"
     assert (f"Kueue preempted {whose} team/job-train-abc12 at 2026-11-30T11:00:04Z to admit Workload "
-            "team/job-urgent-77f3a, for prioritization in the ClusterQueue") in text
+            "team/job-urgent-77f3a, due to prioritization in the ClusterQueue") in text
+    headline = (f"Pod team/{victim}: preempted by Kueue (its Workload job-train-abc12), not by kube-scheduler" if own else
+                f"Pod team/{victim}: no sign of preemption by kube-scheduler")
+    assert text.startswith(headline)
+    assert ("deleted another way" in text) is not own  # the generic guess is not made when Kueue's answer is there
     assert "they carry none of kube-scheduler's evidence above" in text
 
 
@@ -151,7 +194,7 @@ def test_a_gone_pod_on_a_kueue_cluster_points_at_kueue_s_preemptions(tmp_path: P
     err = " ".join(out.stderr.split())
     assert "no Preempted event names it" in err
     assert ("Kueue preempted Workload(s) job-train-abc12 in this namespace: Kueue's preemption stops a Workload's job, "
-            "which removes its pods") in err
+            "which removes its pods (ask: why-preempted workload NAME)") in err
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.output
 
 
@@ -182,7 +225,8 @@ def test_why_preempted_workload_answers_from_kueue_s_evidence(tmp_path: Path) ->
     text = " ".join(table.stdout.split())
     assert text.startswith("Workload team/job-train-abc12: preempted by Kueue")
     assert ("Kueue preempted it at 2026-11-30T11:00:04Z to admit Workload team/job-urgent-77f3a, "
-            "for prioritization in the ClusterQueue") in text
+            "due to prioritization in the ClusterQueue") in text
+    assert doc["preemptedBy"] == "Kueue"
     name = runner.invoke(app, ["why-preempted", "wl", "job-train-abc12", "-n", "team", "--snapshot", snap, "-o", "name"])
     assert name.stdout == "workload.kueue.x-k8s.io/job-urgent-77f3a\n"
     # Not preempted: said so; without events: no preemptor, and the answer says where it would be.
@@ -192,7 +236,23 @@ def test_why_preempted_workload_answers_from_kueue_s_evidence(tmp_path: Path) ->
     out = runner.invoke(app, ["why-preempted", "workload", "job-train-abc12", "-n", "team", "--snapshot", quiet, "-o", "json"])
     doc = json.loads(out.stdout)
     assert doc["kueuePreemptions"][0]["preemptor"] is None
-    assert any("named only by Kueue's Preempted event" in u for u in doc["uncertainty"])
+    assert any("kubectl wap snapshot --events" in u for u in doc["uncertainty"])
+
+
+def test_a_readmitted_workload_was_preempted_earlier(tmp_path: Path) -> None:
+    """The Preempted condition turned False by the readmission (resetActiveCondition): "preempted by
+    Kueue", admitted again since its time, which is not given as the preemption's."""
+    items = _cluster(events=False)
+    wl = next(o for o in items if o.get("kind") == "Workload" and o["metadata"]["name"] == "job-train-abc12")
+    wl["status"]["conditions"] = [{"type": "Preempted", "status": "False", "reason": "QuotaReserved",
+                                   "message": "Previously: " + _message("team-job-urgent-77f3a"),
+                                   "lastTransitionTime": "2026-11-30T11:20:00Z"}]
+    snap = _snapshot(tmp_path, items)
+    out = CliRunner().invoke(app, ["why-preempted", "workload", "job-train-abc12", "-n", "team", "--snapshot", snap])
+    text = " ".join(out.stdout.split())
+    assert text.startswith("Workload team/job-train-abc12: preempted by Kueue")
+    assert ("Kueue preempted it to admit Workload team/job-urgent-77f3a, due to reclamation within the cohort; "
+            "admitted again since 2026-11-30T11:20:00Z") in text
 
 
 def test_an_unknown_workload_is_one_line_with_the_closest_name(tmp_path: Path) -> None:

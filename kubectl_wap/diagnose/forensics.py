@@ -111,6 +111,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
         own = {(controllers or {}).get((namespace, n), "") for n in names} | {f"Pod/{n}" for n in names}
         own.discard("")
         out.kueue_owner = next((k.workload for k in kueued if own.intersection(k.owners)), "")
+        out.kueue.sort(key=lambda k: k.workload != out.kueue_owner)  # the victim's own first
     if pods:
         out.priority = max(effective_priority(p, index, gates.generic_workload)[0] for p in pods)
         out.node = ", ".join(sorted({p.node_name for p in pods if p.node_name}))
@@ -144,6 +145,10 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
             out.evidence.append(f"{p.name} is terminating since {_iso(p.deletion_timestamp)}")
             if out.time is None and p.disruption_target:
                 out.time = p.deletion_timestamp
+    if not out.preempted and out.kueue_owner:
+        out.uncertainty.append("no sign of preemption by kube-scheduler: Kueue preempted the victim's Workload (below), "
+                               "which stops its job and so removes its pods")
+        return out
     if not out.preempted:
         out.uncertainty.append("no sign of preemption by kube-scheduler: no DisruptionTarget condition with reason "
                                "PreemptionByScheduler and no Preempted event; it may have been evicted or deleted another way, "
@@ -191,8 +196,9 @@ def _workload_forensics(namespace: str, name: str, kueue: list[KueuePreemption],
         out.uncertainty.append("no sign of preemption by Kueue: its Preempted condition is not True and no Preempted "
                                "event of Kueue's names it")
     elif not mine.preemptor_uid:
-        out.uncertainty.append("the preemptor is named only by Kueue's Preempted event on the Workload: read events "
-                               "(live, or from a snapshot taken with --events; events expire after an hour by default)")
+        out.uncertainty.append("the preemptor is named in the Preempted condition's message, which snapshots do not keep, "
+                               "and in Kueue's Preempted event on the Workload: read it live, or from a snapshot taken "
+                               "with `kubectl wap snapshot --events` (events expire after an hour by default)")
     return out
 
 
@@ -203,7 +209,7 @@ def _kueue_hint(kueued: list[KueuePreemption]) -> str:
         return ""
     names = ", ".join(k.workload for k in kueued[:5]) + (f" and {len(kueued) - 5} more" if len(kueued) > 5 else "")
     return (f"; Kueue preempted Workload(s) {names} in this namespace: Kueue's preemption stops a Workload's job, "
-            "which removes its pods, and why-preempted reads kube-scheduler's evidence only")
+            "which removes its pods (ask: why-preempted workload NAME)")
 
 
 def _iso(t: float | None) -> str:

@@ -221,10 +221,12 @@ def forensics_document(f: Any) -> dict[str, Any]:
         "suspects": [{"kind": s.kind, "namespace": s.namespace, "name": s.name, "priority": s.priority,
                       "confidence": s.confidence, "evidence": list(s.evidence)} for s in f.suspects],
         "replay": f.replay or None, "uncertainty": list(f.uncertainty),
+        "preemptedBy": "kube-scheduler" if f.preempted else "Kueue" if f.kueue_owner else None,
         **({"kueuePreemptions": [
             {"namespace": k.namespace, "workload": k.workload, "time": _iso(k.time), "reason": k.reason or None,
              "preemptor": k.preemptor or None, "preemptorUID": k.preemptor_uid or None,
-             "victimsWorkload": k.workload == f.kueue_owner} for k in f.kueue]} if f.kueue else {}),
+             "victimsWorkload": k.workload == f.kueue_owner, "readmitted": k.readmitted,
+             "readmittedAt": _iso(k.readmitted_at)} for k in f.kueue]} if f.kueue else {}),
     }
 
 
@@ -234,11 +236,15 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
     # Prose through tables.say: wrapped at spaces with continuation lines indented and no
     # trailing space (rich's own wrap started them at column 0 and left a space at each end).
     line = lambda s, indent="  ": say(console, s, indent=indent)  # noqa: E731
+    own = next((k for k in d.get("kueuePreemptions", ()) if k["victimsWorkload"]), None)
     if v["kind"] == "Workload":  # Kueue's: kube-scheduler preempts pods, not Workloads
-        by_kueue = any(k["victimsWorkload"] for k in d.get("kueuePreemptions", ()))
-        verdict = "preempted by Kueue" if by_kueue else "no sign of preemption by Kueue"
+        verdict = "preempted by Kueue" if own else "no sign of preemption by Kueue"
+    elif d["preempted"]:
+        verdict = "preempted by kube-scheduler"
+    elif own:
+        verdict = f"preempted by Kueue (its Workload {own['workload']}), not by kube-scheduler"
     else:
-        verdict = "preempted by kube-scheduler" if d["preempted"] else "no sign of preemption by kube-scheduler"
+        verdict = "no sign of preemption by kube-scheduler"
     line(f"{v['kind']} {v['namespace']}/{v['name']}: {verdict}" + (f" at {d['time']}" if d["time"] else ""))
     if v["priority"] is not None:
         where = f", on node{'s' if ', ' in (v['node'] or '') else ''} {v['node']}" if v["node"] else ""  # a group's: several
@@ -257,11 +263,12 @@ def render_forensics(d: dict, console: Console, no_headers: bool = False) -> Non
     for k in d.get("kueuePreemptions", ()):
         by = (f" to admit Workload {k['preemptor']}" if k["preemptor"] else
               f" to admit the Workload of UID {k['preemptorUID']} (no longer in this state)" if k["preemptorUID"] else "")
-        why = f", for {k['reason']}" if k["reason"] else ""
-        whose = ("it" if v["kind"] == "Workload" else "this pod's Workload") if k["victimsWorkload"] else "Workload"
+        why = f", due to {k['reason']}" if k["reason"] else ""
+        whose = {"Workload": "it", "Pod": "this pod's Workload"}.get(v["kind"], "the group's Workload") if k["victimsWorkload"] else "Workload"
         what = whose if whose == "it" else f"{whose} {k['namespace']}/{k['workload']}"
-        line(f"Kueue preempted {what}" + (f" at {k['time']}" if k["time"] else "") + by + why
-             + (" (its Preempted condition; the preemptor is named only by Kueue's Preempted event: read events with --events)"
+        again = f"; admitted again since {k['readmittedAt']}" if k["readmitted"] and k["readmittedAt"] else "; admitted again since then" if k["readmitted"] else ""
+        line(f"Kueue preempted {what}" + (f" at {k['time']}" if k["time"] else "") + by + why + again
+             + (" (the preemptor is named in the Preempted condition's message or Kueue's Preempted event, neither kept here)"
                 if not k["preemptorUID"] else ""))
     if d.get("kueuePreemptions") and v["kind"] != "Workload":
         line("Kueue's preemptions stop a Workload's job, which removes its pods: they carry none of kube-scheduler's evidence above.")

@@ -52,6 +52,8 @@ class KueuePreemption:
     # plain pod: jobframework's SetControllerReference) and the pods of a plain-pod group (the pod
     # integration's SetOwnerReference, not a controller).
     owners: tuple[str, ...] = ()
+    readmitted: bool = False  # admitted again since (the Preempted condition False): the job runs again
+    readmitted_at: float | None = None
 
 
 def controller_of(md: dict) -> str:
@@ -122,13 +124,22 @@ def collect_evidence(items: Iterable[Any]) -> tuple[dict[tuple[str, str], Condit
     return conds, events
 
 
+# HumanReadablePreemptionReasons (preemption.go): the condition's reason in the message's words.
+_KUEUE_REASONS = {"InClusterQueue": "prioritization in the ClusterQueue", "InCohortReclamation": "reclamation within the cohort",
+                  "InCohortFairSharing": "Fair Sharing within the cohort",
+                  "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing"}
+
+
 def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
-    """The Workloads Kueue preempted, by namespace and name: a Workload whose Preempted condition is
-    True, or that a "Preempted" event names (its message gives the preemptor's UID and the reason,
-    resolved to a Workload of the state when it is still there)."""
+    """The Workloads Kueue preempted, by namespace and name. Kueue creates the Preempted condition
+    only when it preempts (SetPreemptedCondition, True, its message preemptionMessage's) and turns it
+    False when it admits the Workload again (SetQuotaReservation's resetActiveCondition: "Previously:
+    " + the message, lastTransitionTime then the readmission's). The preemptor's UID and the reason
+    come from the condition's message when the input kept it (a `kubectl get -o json` dump; our
+    snapshots keep a condition's type, status and time only), else from Kueue's "Preempted" event on
+    the Workload (the newest for this Workload's UID)."""
+    workloads: dict[tuple[str, str], dict[str, Any]] = {}
     uids: dict[str, str] = {}
-    owners: dict[tuple[str, str], tuple[str, ...]] = {}
-    when: dict[tuple[str, str], float | None] = {}
     said: dict[tuple[str, str], tuple[str, str, float | None]] = {}
     for o in items:
         if not isinstance(o, dict):
@@ -136,26 +147,44 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
         md = as_dict(o.get("metadata"))
         if _is_kueue_workload(o):
             ns, name = as_str(md.get("namespace")) or "default", as_str(md.get("name"))
+            workloads[(ns, name)] = o
             if as_str(md.get("uid")):
                 uids[as_str(md.get("uid"))] = f"{ns}/{name}"
-            refs = [r for r in as_list(md.get("ownerReferences")) if isinstance(r, dict)]
-            owners[(ns, name)] = tuple(dict.fromkeys(
-                f"{as_str(r.get('kind'))}/{as_str(r.get('name'))}" for r in refs if r.get("controller") is True or r.get("kind") == "Pod"))
-            for c in as_list(as_dict(o.get("status")).get("conditions")):
-                if isinstance(c, dict) and c.get("type") == "Preempted" and c.get("status") == "True":
-                    when[(ns, name)] = parse_time(c.get("lastTransitionTime"))
-        elif o.get("kind") == "Event" and o.get("reason") == "Preempted":
-            inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
-            m = _KUEUE_MESSAGE.match(as_str(o.get("message")) or as_str(o.get("note")))
-            if as_str(inv.get("kind")) != "Workload" or m is None:
-                continue
-            ns = as_str(inv.get("namespace")) or as_str(md.get("namespace")) or "default"
-            t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
-            said[(ns, as_str(inv.get("name")))] = (m.group(1), m.group(2).strip(), t)
+    for o in items:
+        if not (isinstance(o, dict) and o.get("kind") == "Event" and o.get("reason") == "Preempted"):
+            continue
+        md = as_dict(o.get("metadata"))
+        inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
+        m = _KUEUE_MESSAGE.match(as_str(o.get("message")) or as_str(o.get("note")))
+        if as_str(inv.get("kind")) != "Workload" or m is None:
+            continue
+        key = (as_str(inv.get("namespace")) or as_str(md.get("namespace")) or "default", as_str(inv.get("name")))
+        known = as_str(as_dict(workloads.get(key, {}).get("metadata")).get("uid"))
+        if known and as_str(inv.get("uid")) and as_str(inv.get("uid")) != known:
+            continue  # about an earlier Workload of that name (its job was re-created)
+        t = parse_time(o.get("lastTimestamp")) or parse_time(o.get("eventTime")) or parse_time(o.get("firstTimestamp"))
+        if key not in said or (t or 0.0) >= (said[key][2] or 0.0):
+            said[key] = (m.group(1), m.group(2).strip(), t)
     out = []
-    for key in sorted(set(when) | set(said)):
+    for key in sorted(set(workloads) | set(said)):
+        cond = next((c for c in as_list(as_dict(workloads.get(key, {}).get("status")).get("conditions"))
+                     if isinstance(c, dict) and c.get("type") == "Preempted" and c.get("status") in ("True", "False")), None)
+        if cond is None and key not in said:
+            continue
         uid, reason, t = said.get(key, ("", "", None))
-        out.append(KueuePreemption(key[0], key[1], when.get(key) or t, reason, uids.get(uid, ""), uid, owners.get(key, ())))
+        readmitted = cond is not None and cond.get("status") == "False"
+        m = _KUEUE_MESSAGE.match(as_str(cond.get("message")).removeprefix("Previously: ")) if cond is not None else None
+        if m is not None:
+            uid, reason = m.group(1), m.group(2).strip()
+        elif cond is not None and not readmitted and not reason:
+            reason = _KUEUE_REASONS.get(as_str(cond.get("reason")), "")
+        when = parse_time(cond.get("lastTransitionTime")) if cond is not None else None
+        md = as_dict(workloads.get(key, {}).get("metadata"))
+        refs = [r for r in as_list(md.get("ownerReferences")) if isinstance(r, dict)]
+        owners = tuple(dict.fromkeys(f"{as_str(r.get('kind'))}/{as_str(r.get('name'))}" for r in refs
+                                     if r.get("controller") is True or r.get("kind") == "Pod"))
+        out.append(KueuePreemption(key[0], key[1], t if readmitted or when is None else when, reason, uids.get(uid, ""), uid,
+                                   owners, readmitted, when if readmitted else None))
     return out
 
 

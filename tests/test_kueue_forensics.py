@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from kubectl_wap.cli import app
 from kubectl_wap.diagnose.forensics import why_preempted
 from kubectl_wap.snapshot.decode.convert import build_snapshot
-from kubectl_wap.snapshot.decode.evidence import KueuePreemption, collect_evidence, kueue_preemptions
+from kubectl_wap.snapshot.decode.evidence import KueuePreemption, collect_evidence, kueue_preemptions, pod_controllers
 
 REPORT = Path(__file__).resolve().parent.parent / "kubectl_wap" / "report"
 KUEUE = "kueue.x-k8s.io/v1beta2"
@@ -285,3 +285,25 @@ def test_live_why_preempted_reads_kueue_s_event(tmp_path: Path) -> None:
         assert [(k["workload"], k["preemptor"], k["victimsWorkload"]) for k in doc["kueuePreemptions"]] == [
             ("job-train-abc12", "team/job-urgent-77f3a", True)]
         assert all(r.method == "GET" for r in srv.requests)
+
+
+def test_a_jobset_s_pod_is_matched_as_kueue_finds_it() -> None:
+    """A JobSet's pods belong to its child Jobs (their controller is Job js-workers-0), the Workload
+    to the JobSet: Kueue's JobSet integration finds the pods by jobset.sigs.k8s.io/jobset-name
+    (jobset_controller.go PodLabelSelector), and so do we. A RayJob's pods are found through a
+    RayCluster name kept in the RayJob's status, which no input here carries: not matched."""
+    wl = _owned(_workload("jobset-js-1a2b3", preempted_at="2026-11-30T11:00:04Z"), "JobSet", "js")
+    member = _owned(pod("js-workers-0-0", ns="team", node_name="n1", labels={"jobset.sigs.k8s.io/jobset-name": "js"}),
+                    "Job", "js-workers-0")
+    stranger = _owned(pod("other-0", ns="team", node_name="n1", labels={"jobset.sigs.k8s.io/jobset-name": "other"}),
+                      "Job", "other-workers-0")
+    ray = _owned(_workload("rayjob-rj-9f8e7", preempted_at="2026-11-30T11:00:04Z"), "RayJob", "rj")
+    raypod = _owned(pod("rj-head-0", ns="team", node_name="n1", labels={"ray.io/cluster": "rj-raycluster-x"}),
+                    "RayCluster", "rj-raycluster-x")
+    items = [node("n1", cpu="8"), member, stranger, raypod, wl, ray]
+    conds, events = collect_evidence(items)
+    snap = build_snapshot(items)
+    kueued = kueue_preemptions(items)
+    got = {v: why_preempted(snap, conds, events, "pod", "team", v, kueue=kueued, controllers=pod_controllers(items)).kueue_owner
+           for v in ("js-workers-0-0", "other-0", "rj-head-0")}
+    assert got == {"js-workers-0-0": "jobset-js-1a2b3", "other-0": "", "rj-head-0": ""}

@@ -25,6 +25,7 @@ from ..preemption.analyze import analyze
 from ..preemption.gates import Gates
 from ..preemption.result import PREEMPT
 from ..preemption.units import effective_priority
+from ..queueing.kueue.evicted import matched_kind, owned_pods
 from ..snapshot.decode.evidence import PREEMPTION_BY_SCHEDULER, Condition, KueuePreemption, PreemptedEvent
 
 NAMED, LIKELY, POSSIBLE = "named by the Preempted event", "likely", "possible"
@@ -108,9 +109,7 @@ def why_preempted(snap: Snapshot, conds: dict[tuple[str, str], Condition], event
                             + _kueue_hint(kueued)) from None
     out = Forensics(fk, namespace, name, False, kueue=kueued)
     if kueued:
-        own = {(controllers or {}).get((namespace, n), "") for n in names} | {f"Pod/{n}" for n in names}
-        own.discard("")
-        out.kueue_owner = next((k.workload for k in kueued if own.intersection(k.owners)), "")
+        out.kueue_owner = next((k.workload for k in kueued if _owns(k, snap, namespace, names, controllers or {})), "")
         out.kueue.sort(key=lambda k: k.workload != out.kueue_owner)  # the victim's own first
     if pods:
         out.priority = max(effective_priority(p, index, gates.generic_workload)[0] for p in pods)
@@ -200,6 +199,23 @@ def _workload_forensics(namespace: str, name: str, kueue: list[KueuePreemption],
                                "and in Kueue's Preempted event on the Workload: read it live, or from a snapshot taken "
                                "with `kubectl wap snapshot --events` (events expire after an hour by default)")
     return out
+
+
+def _owns(k: KueuePreemption, snap: Snapshot, namespace: str, names: set[str],
+          controllers: dict[tuple[str, str], str]) -> bool:
+    """Whether the Workload is the victim pods': a victim pod's controller is the Workload's owner
+    (Kueue's jobframework makes the job the Workload's controller; a single plain pod is its own), or
+    the owner's pods, found as Kueue's integration for that kind finds them, include a victim pod
+    (queueing/kueue/evicted.py: the PodLabelSelector per kind, so a JobSet's pods under their child
+    Jobs count too, and a plain-pod group's members)."""
+    own = {controllers.get((namespace, n), "") for n in names} | {f"Pod/{n}" for n in names}
+    for ref in k.owners:
+        if ref in own:
+            return True
+        kind, _, owner = ref.partition("/")
+        if matched_kind(kind) and any(p.name in names for p in owned_pods(snap.pods, namespace, kind, owner)):
+            return True
+    return False
 
 
 def _kueue_hint(kueued: list[KueuePreemption]) -> str:

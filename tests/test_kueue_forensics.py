@@ -307,3 +307,9 @@ def test_a_jobset_s_pod_is_matched_as_kueue_finds_it() -> None:
     got = {v: why_preempted(snap, conds, events, "pod", "team", v, kueue=kueued, controllers=pod_controllers(items)).kueue_owner
            for v in ("js-workers-0-0", "other-0", "rj-head-0")}
     assert got == {"js-workers-0-0": "jobset-js-1a2b3", "other-0": "", "rj-head-0": ""}
+
+
+def test_the_items_are_read_once() -> None:
+    """A snapshot file's items stream: the Workloads and the events after them are read in one pass."""
+    assert kueue_preemptions(iter(_cluster())) == kueue_preemptions(_cluster())
+    assert [k.preemptor for k in kueue_preemptions(iter(_cluster()))] == ["team/job-urgent-77f3a"]

@@ -141,18 +141,19 @@ def kueue_preemptions(items: Iterable[Any]) -> list[KueuePreemption]:
     workloads: dict[tuple[str, str], dict[str, Any]] = {}
     uids: dict[str, str] = {}
     said: dict[tuple[str, str], tuple[str, str, float | None]] = {}
-    for o in items:
+    events: list[dict[str, Any]] = []
+    for o in items:  # one pass: `items` may be a stream (a snapshot file's items are read once)
         if not isinstance(o, dict):
             continue
-        md = as_dict(o.get("metadata"))
-        if _is_kueue_workload(o):
+        if o.get("kind") == "Event" and o.get("reason") == "Preempted":
+            events.append(o)  # read once every Workload is known: an event names one by name and UID
+        elif _is_kueue_workload(o):
+            md = as_dict(o.get("metadata"))
             ns, name = as_str(md.get("namespace")) or "default", as_str(md.get("name"))
             workloads[(ns, name)] = o
             if as_str(md.get("uid")):
                 uids[as_str(md.get("uid"))] = f"{ns}/{name}"
-    for o in items:
-        if not (isinstance(o, dict) and o.get("kind") == "Event" and o.get("reason") == "Preempted"):
-            continue
+    for o in events:
         md = as_dict(o.get("metadata"))
         inv = as_dict(o.get("involvedObject")) or as_dict(o.get("regarding"))
         m = _KUEUE_MESSAGE.match(as_str(o.get("message")) or as_str(o.get("note")))
